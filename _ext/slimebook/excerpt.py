@@ -1,0 +1,155 @@
+"""The excerpt reader: a pipeline from a citation to verified lines at the pin.
+
+Stages, each a small function (the shape of ``sphinx.directives.code.LiteralIncludeReader``):
+resolve path → read blob at pin → select range (``lines`` or ``pyobject``) → emphasize. Errors are
+:class:`ExcerptError` whose message the Sphinx layer turns into a warning at ``docname:line``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .pyranges import SymbolError, symbol_range
+from .store import SourceError, SourceStore
+
+__all__ = ["Excerpt", "ExcerptError", "parse_line_spec", "read_excerpt", "INVALID_OPTION_PAIRS"]
+
+#: Options that may not be given together, with the reason (a declared table, not scattered ifs).
+INVALID_OPTION_PAIRS: dict[frozenset[str], str] = {
+    frozenset({"lines", "pyobject"}): "give either :lines: or :pyobject:, not both",
+}
+
+_RUN_RE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
+
+
+class ExcerptError(ValueError):
+    """A citation cannot be resolved at the pin; ``str()`` says why in one sentence."""
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """Verified lines of one file at the pin.
+
+    Attributes:
+        path: the repo-relative path actually read (symlinks resolved).
+        blob: the git blob id read.
+        runs: sorted, disjoint ``(start, end)`` line ranges (1-based, inclusive).
+        texts: the lines of each run, without line endings.
+        emphasize: source line numbers to highlight, all inside ``runs``.
+        symbol: the qualified name when selected by ``pyobject``.
+    """
+
+    path: str
+    blob: str
+    runs: list[tuple[int, int]]
+    texts: list[list[str]]
+    emphasize: frozenset[int] = field(default_factory=frozenset)
+    symbol: str | None = None
+
+    @property
+    def start(self) -> int:
+        return self.runs[0][0]
+
+    @property
+    def end(self) -> int:
+        return self.runs[-1][1]
+
+    def label(self) -> str:
+        """``L81–L104`` or ``L81–L90, L95`` (en dash, the caption form)."""
+        return ", ".join(f"L{a}" if a == b else f"L{a}–L{b}" for a, b in self.runs)
+
+
+def parse_line_spec(spec: str, total: int | None = None) -> list[tuple[int, int]]:
+    """Parse ``"81-104"`` or ``"81-90,95"`` into sorted disjoint runs.
+
+    Args:
+        spec: comma-separated single lines or ``a-b`` ranges, 1-based, inclusive.
+        total: number of lines in the file; runs past it are errors when given.
+    Raises:
+        ExcerptError: empty or malformed spec, a zero line, a reversed range, overlapping or
+            unordered runs, or a line past ``total``.
+    """
+    runs: list[tuple[int, int]] = []
+    if not spec or not spec.strip():
+        raise ExcerptError("empty line range")
+    for part in spec.split(","):
+        match = _RUN_RE.fullmatch(part)
+        if not match:
+            raise ExcerptError(f"malformed line range {part.strip()!r} (expected N or N-M)")
+        start = int(match.group(1))
+        end = int(match.group(2)) if match.group(2) else start
+        if start == 0 or end == 0:
+            raise ExcerptError(f"line numbers start at 1, got {part.strip()!r}")
+        if end < start:
+            raise ExcerptError(f"reversed line range {part.strip()!r}")
+        if runs and start <= runs[-1][1]:
+            raise ExcerptError(f"line ranges must be ascending and disjoint: {spec!r}")
+        if total is not None and end > total:
+            raise ExcerptError(f"line range {part.strip()!r} is past the end of the file ({total} lines)")
+        runs.append((start, end))
+    return runs
+
+
+def _check_options(options: dict[str, object]) -> None:
+    given = {key for key, value in options.items() if value not in (None, "")}
+    for pair, reason in INVALID_OPTION_PAIRS.items():
+        if pair <= given:
+            raise ExcerptError(reason)
+
+
+def _select(lines: list[str], text: str, spec: str | None, pyobject: str | None) -> list[tuple[int, int]]:
+    if pyobject:
+        try:
+            return [symbol_range(text, pyobject)]
+        except SymbolError as exc:
+            raise ExcerptError(str(exc)) from exc
+    if spec:
+        return parse_line_spec(spec, total=len(lines))
+    if not lines:
+        raise ExcerptError("the file is empty")
+    return [(1, len(lines))]
+
+
+def read_excerpt(
+    store: SourceStore,
+    path: str,
+    *,
+    lines: str | None = None,
+    pyobject: str | None = None,
+    emphasize: str | None = None,
+) -> Excerpt:
+    """Resolve a citation against the pin.
+
+    Args:
+        store: the source store holding the pin.
+        path: repo-relative path as written by the author.
+        lines: a line spec (see :func:`parse_line_spec`), or None.
+        pyobject: a qualified definition name (see :mod:`slimebook.pyranges`), or None.
+        emphasize: a line spec in *source* line numbers; every line must be inside the selection.
+    Returns:
+        The :class:`Excerpt`; the whole file when neither ``lines`` nor ``pyobject`` is given.
+    Raises:
+        ExcerptError: any store, range or symbol problem, with the path in the message.
+    """
+    _check_options({"lines": lines, "pyobject": pyobject})
+    try:
+        real = store.resolve(path)
+        text = store.read_text(real)
+        file_lines = store.read_lines(real)
+        blob = store.blob_id(real)
+    except SourceError as exc:
+        raise ExcerptError(str(exc)) from exc
+    try:
+        runs = _select(file_lines, text, lines, pyobject)
+    except ExcerptError as exc:
+        raise ExcerptError(f"{path}: {exc}") from exc
+    marked: frozenset[int] = frozenset()
+    if emphasize:
+        wanted = {n for a, b in parse_line_spec(emphasize) for n in range(a, b + 1)}
+        outside = sorted(n for n in wanted if not any(a <= n <= b for a, b in runs))
+        if outside:
+            raise ExcerptError(f"{path}: :emphasize-lines: {outside} fall outside the excerpt")
+        marked = frozenset(wanted)
+    texts = [file_lines[a - 1 : b] for a, b in runs]
+    return Excerpt(real, blob, runs, texts, marked, pyobject or None)

@@ -1,0 +1,119 @@
+"""Line ranges of Python definitions, by qualified name, computed with libcst positions.
+
+Rule (issue 2, ``:pyobject:``): a definition's range runs from its first decorator line to the last
+line of its body, *including* comments indented inside the body, *excluding* trailing blank lines
+and anything that follows at the definition's own (outer) indentation. Qualified names join the
+enclosing class and function names with dots: ``Outer.Inner.method``, ``f.inner``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+__all__ = ["Definition", "SymbolError", "definitions", "symbol_range"]
+
+
+class SymbolError(ValueError):
+    """The symbol is unknown, ambiguous, or the file does not parse; the message says which."""
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A ``def``/``async def``/``class`` at ``qualname`` spanning lines ``start``–``end`` (1-based, inclusive)."""
+
+    qualname: str
+    kind: str  # "class" | "function"
+    start: int
+    end: int
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+        self.stack: list[str] = []
+        self.found: list[Definition] = []
+
+    def _record(self, node: cst.FunctionDef | cst.ClassDef, kind: str) -> None:
+        pos = self.get_metadata(PositionProvider, node)
+        start = pos.start.line
+        for deco in node.decorators:
+            start = min(start, self.get_metadata(PositionProvider, deco).start.line)
+        head = self.get_metadata(PositionProvider, node.name).start.line
+        end = _trim_end(self.lines, head, pos.end.line)
+        qualname = ".".join([*self.stack, node.name.value])
+        self.found.append(Definition(qualname, kind, start, end))
+        self.stack.append(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._record(node, "function")
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._record(node, "class")
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.stack.pop()
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _trim_end(lines: list[str], head: int, end: int) -> int:
+    """Drop trailing blank lines and comments that are not indented deeper than the ``def`` line."""
+    outer = _indent(lines[head - 1])
+    while end > head:
+        line = lines[end - 1]
+        stripped = line.strip()
+        if not stripped:
+            end -= 1
+            continue
+        if stripped.startswith("#"):
+            indent = _indent(line)
+            if not (indent.startswith(outer) and len(indent) > len(outer)):
+                end -= 1
+                continue
+        break
+    return end
+
+
+def definitions(text: str) -> list[Definition]:
+    """Every class and function definition in ``text``, in source order.
+
+    Args:
+        text: Python source (any grammar libcst parses, 3.0–3.15), ``\\n`` or ``\\r\\n`` line endings.
+    Raises:
+        SymbolError: the text does not parse.
+    """
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise SymbolError(f"does not parse: {exc.message} (line {exc.raw_line})") from exc
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    collector = _Collector(lines)
+    MetadataWrapper(module, unsafe_skip_copy=True).visit(collector)
+    return collector.found
+
+
+def symbol_range(text: str, qualname: str) -> tuple[int, int]:
+    """The ``(start, end)`` lines of the one definition named ``qualname`` in ``text``.
+
+    Raises:
+        SymbolError: no such definition, or more than one (the message lists their lines), or the
+            text does not parse.
+    """
+    matches = [d for d in definitions(text) if d.qualname == qualname]
+    if not matches:
+        raise SymbolError(f"no definition named {qualname!r}")
+    if len(matches) > 1:
+        where = ", ".join(f"L{d.start}–L{d.end}" for d in matches)
+        raise SymbolError(f"{qualname!r} is ambiguous: {len(matches)} definitions at {where}")
+    return matches[0].start, matches[0].end

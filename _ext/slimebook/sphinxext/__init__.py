@@ -1,0 +1,16 @@
+"""The Sphinx layer: thin directives and roles over the readers in :mod:`slimebook`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sphinx.application import Sphinx
+
+from .. import __version__
+from . import source
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register every part of the book's extension and return Sphinx's extension metadata."""
+    source.setup(app)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,239 @@
+"""``slime-source`` directive and ``{slime}`` role: pinned, verified citations of Slime.
+
+The directive parses options and hands them to :func:`slimebook.excerpt.read_excerpt`; the reader's
+:class:`~slimebook.excerpt.ExcerptError` becomes a warning at ``docname:line`` and the build goes on
+(``-W`` turns it into a failure). Every resolved citation is recorded on the environment per
+docname, merged in ``env-merge-info`` and purged in ``env-purge-doc`` (parallel-read safe).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from pygments.lexers import get_lexer_for_filename
+from pygments.util import ClassNotFound
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+from ..citations import parse_role_text
+from ..excerpt import Excerpt, ExcerptError, read_excerpt
+from ..lock import LockError, SourceLock, load_lock
+from ..store import SourceError, SourceStore
+
+logger = logging.getLogger(__name__)
+
+
+# -- store access -----------------------------------------------------------------------------------
+def get_store(app: Sphinx) -> SourceStore:
+    """The :class:`SourceStore` opened at ``builder-inited`` (raises ExtensionError before that)."""
+    store = getattr(app, "slimebook_store", None)
+    if store is None:
+        raise ExtensionError("slimebook: the source store is not open (builder-inited has not run)")
+    return store
+
+
+def _open_store(app: Sphinx) -> None:
+    lock_path = Path(app.confdir, app.config.slimebook_lock)
+    try:
+        lock = load_lock(lock_path, app.config.slimebook_source)
+        store = SourceStore(lock)
+        store.require()
+    except (LockError, SourceError) as exc:
+        raise ExtensionError(f"slimebook: {exc}") from exc
+    app.slimebook_store = store  # type: ignore[attr-defined]
+    app.slimebook_lock_path = lock_path  # type: ignore[attr-defined]
+
+
+def _lock(app: Sphinx) -> SourceLock:
+    return get_store(app).lock
+
+
+# -- anchors ----------------------------------------------------------------------------------------
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def excerpt_anchor(excerpt: Excerpt) -> str:
+    """A stable HTML id for an excerpt: derived from path and symbol or range, never a counter.
+
+    ``slime/agent/harness/common.py`` + ``BaseHarness.run`` → ``src-slime-agent-harness-common-py-baseharness-run``;
+    + lines 81–104 → ``src-slime-agent-harness-common-py-l81-104``.
+    """
+    what = excerpt.symbol or "-".join(f"l{a}" if a == b else f"l{a}-{b}" for a, b in excerpt.runs)
+    return f"src-{_slug(excerpt.path)}-{_slug(what)}"
+
+
+def _unique(document: nodes.document, anchor: str) -> str:
+    candidate, n = anchor, 2
+    while candidate in document.ids:
+        candidate, n = f"{anchor}-{n}", n + 1
+    return candidate
+
+
+def _language(path: str) -> str:
+    try:
+        return get_lexer_for_filename(path).aliases[0]
+    except ClassNotFound:
+        return "text"
+
+
+# -- citations kept on the environment ----------------------------------------------------------------
+def _record(env: BuildEnvironment, lineno: int, kind: str, excerpt: Excerpt, spec: dict[str, Any]) -> None:
+    citations = env.__dict__.setdefault("slimebook_citations", {})
+    citations.setdefault(env.docname, []).append(
+        {
+            "docname": env.docname,
+            "lineno": lineno,
+            "kind": kind,
+            "path": excerpt.path,
+            "blob": excerpt.blob,
+            "runs": list(excerpt.runs),
+            "symbol": excerpt.symbol,
+            **spec,
+        }
+    )
+
+
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    env.__dict__.get("slimebook_citations", {}).pop(docname, None)
+
+
+def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+    mine = env.__dict__.setdefault("slimebook_citations", {})
+    for docname, records in other.__dict__.get("slimebook_citations", {}).items():
+        if docname in docnames:
+            mine[docname] = records
+
+
+# -- directive --------------------------------------------------------------------------------------
+def _caption_nodes(lock: SourceLock, excerpt: Excerpt, caption: str | None) -> list[nodes.Node]:
+    label = f"{excerpt.path} · {excerpt.label()} · {lock.short}"
+    link = nodes.reference(
+        "", label, refuri=lock.permalink(excerpt.path, excerpt.start, excerpt.end),
+        classes=["slime-permalink"], reftitle=f"{lock.name}@{lock.commit}",
+    )
+    parts: list[nodes.Node] = []
+    if caption:
+        parts.append(nodes.Text(f"{caption} — "))
+    parts.append(link)
+    return parts
+
+
+class SlimeSource(SphinxDirective):
+    """``slime-source``: a pinned excerpt of a Slime file with its source line numbers.
+
+    Argument: repo-relative path. Options: ``:lines:`` (``81-104``, ``81-90,95``), ``:pyobject:``
+    (qualified name), ``:emphasize-lines:`` (source line numbers), ``:caption:``, ``:name:``.
+    Renders a captioned literal block (one block per contiguous run) whose caption
+    ``path · L81–L104 · 624b824`` links to the upstream permalink.
+    """
+
+    required_arguments = 1
+    optional_arguments = 0
+    has_content = False
+    option_spec = {
+        "lines": directives.unchanged_required,
+        "pyobject": directives.unchanged_required,
+        "emphasize-lines": directives.unchanged_required,
+        "caption": directives.unchanged,
+        "name": directives.unchanged_required,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        path = self.arguments[0].strip()
+        store = get_store(self.env.app)
+        try:
+            excerpt = read_excerpt(
+                store, path,
+                lines=self.options.get("lines"),
+                pyobject=self.options.get("pyobject"),
+                emphasize=self.options.get("emphasize-lines"),
+            )
+        except ExcerptError as exc:
+            logger.warning("slime-source: %s", exc, location=(self.env.docname, self.lineno),
+                           type="slimebook", subtype="source")
+            return []
+        self.env.note_dependency(str(self.env.app.slimebook_lock_path))
+        _record(self.env, self.lineno, "directive", excerpt,
+                {"lines": self.options.get("lines"), "pyobject": self.options.get("pyobject")})
+
+        language = _language(excerpt.path)
+        wrapper = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "slime-source"])
+        caption = nodes.caption("", "", *_caption_nodes(store.lock, excerpt, self.options.get("caption")))
+        self.set_source_info(caption)
+        wrapper += caption
+        for (start, end), lines in zip(excerpt.runs, excerpt.texts, strict=True):
+            text = "\n".join(lines)
+            block = nodes.literal_block(text, text, language=language, linenos=True)
+            hl = [n - start + 1 for n in sorted(excerpt.emphasize) if start <= n <= end]
+            block["highlight_args"] = {"linenostart": start, **({"hl_lines": hl} if hl else {})}
+            block["classes"].append("slime-run")
+            self.set_source_info(block)
+            wrapper += block
+        anchor = self.options.get("name") or excerpt_anchor(excerpt)
+        wrapper["ids"].append(_unique(self.state.document, nodes.make_id(anchor) if "name" in self.options
+                                      else anchor))
+        if "name" in self.options:
+            self.add_name(wrapper)
+        self.set_source_info(wrapper)
+        return [wrapper]
+
+
+# -- role -------------------------------------------------------------------------------------------
+class SlimeRole(SphinxRole):
+    """``{slime}`path:81```, ``{slime}`path:81-90```, ``{slime}`path```, ``{slime}`Symbol <path>```.
+
+    With an explicit title and a target without lines, the title is a qualified name looked up as
+    ``:pyobject:`` in that file. Renders the title (or ``path:line``) as inline code linked to the
+    upstream permalink; the tooltip gives ``path:Lx-Ly @ sha``.
+    """
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        try:
+            target = parse_role_text(self.text)
+        except ValueError as exc:
+            return self._fail(str(exc))
+        has_title, title = target.title is not None, target.title or ""
+        path, spec, pyobject = target.path, target.lines, target.pyobject
+        store = get_store(self.env.app)
+        try:
+            excerpt = read_excerpt(store, path, lines=spec, pyobject=pyobject)
+        except ExcerptError as exc:
+            return self._fail(str(exc))
+        _record(self.env, self.lineno, "role", excerpt, {"lines": spec, "pyobject": pyobject})
+        self.env.note_dependency(str(self.env.app.slimebook_lock_path))
+        lock = store.lock
+        whole = not spec and not pyobject
+        if has_title:
+            text = title
+        elif whole:
+            text = excerpt.path
+        else:
+            text = f"{excerpt.path}:{spec}"
+        uri = lock.permalink(excerpt.path) if whole else lock.permalink(excerpt.path, excerpt.start, excerpt.end)
+        where = excerpt.path if whole else f"{excerpt.path}:{excerpt.label()}"
+        ref = nodes.reference("", "", refuri=uri, classes=["slime-ref"], reftitle=f"{where} @ {lock.short}")
+        ref += nodes.literal(text, text)
+        return [ref], []
+
+    def _fail(self, message: str) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        logger.warning("slime: %s", message, location=self.get_location(), type="slimebook", subtype="source")
+        return [nodes.literal(self.rawtext, self.text, classes=["slime-broken"])], []
+
+
+def setup(app: Sphinx) -> None:
+    """Register the directive, the role, config values and environment hooks."""
+    app.add_config_value("slimebook_lock", "sources/sources.toml", "env", types=[str])
+    app.add_config_value("slimebook_source", "slime", "env", types=[str])
+    app.add_directive("slime-source", SlimeSource)
+    app.add_role("slime", SlimeRole())
+    app.connect("builder-inited", _open_store)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
