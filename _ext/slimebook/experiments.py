@@ -1,0 +1,103 @@
+"""Running the course's experiments: stdlib-only scripts whose shown output is what they print.
+
+An experiment is run as ``python FILE`` in a fresh temporary working directory with a timeout; its
+combined stdout+stderr and exit code are cached under ``cache_root()/experiments`` keyed by the
+SHA-256 of (file bytes, interpreter major.minor, runner version), so an unchanged file is not run
+again and a changed one always is. Cache files are written atomically (temp file + ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .store import cache_root
+
+__all__ = ["ExperimentError", "ExperimentResult", "run_experiment"]
+
+RUNNER_VERSION = "1"
+DEFAULT_TIMEOUT = 60.0
+
+
+class ExperimentError(RuntimeError):
+    """The script could not be run, timed out, or exited with an unexpected code."""
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """``output`` (stdout and stderr interleaved, ``\\n`` line endings), ``returncode``, ``cached``."""
+
+    output: str
+    returncode: int
+    cached: bool
+
+
+def _key(data: bytes) -> str:
+    digest = hashlib.sha256()
+    digest.update(data)
+    digest.update(f"\0py{sys.version_info.major}.{sys.version_info.minor}\0runner{RUNNER_VERSION}".encode())
+    return digest.hexdigest()
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def run_experiment(
+    script: Path, *, timeout: float = DEFAULT_TIMEOUT, expect_returncode: int = 0, use_cache: bool = True
+) -> ExperimentResult:
+    """Run ``script`` with the current interpreter and return what it printed.
+
+    Args:
+        script: path of a stdlib-only Python file.
+        timeout: seconds before the run is killed.
+        expect_returncode: the exit code the page promises (0 unless the lesson shows a failure).
+        use_cache: read and write the content-keyed cache.
+    Raises:
+        ExperimentError: missing file, timeout, or an exit code other than ``expect_returncode``
+            (the message carries the tail of the output).
+    """
+    try:
+        data = script.read_bytes()
+    except OSError as exc:
+        raise ExperimentError(f"cannot read experiment {script}: {exc.strerror}") from exc
+    entry = cache_root() / "experiments" / f"{_key(data)}.json"
+    if use_cache and entry.exists():
+        saved = json.loads(entry.read_text(encoding="utf-8"))
+        result = ExperimentResult(saved["output"], saved["returncode"], cached=True)
+    else:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env.update(PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+        with tempfile.TemporaryDirectory(prefix="slimebook-exp-") as cwd:
+            try:
+                proc = subprocess.run(
+                    [sys.executable, "-X", "utf8", str(script.resolve())], cwd=cwd, env=env,
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    timeout=timeout, check=False,
+                )
+            except subprocess.TimeoutExpired as exc:
+                raise ExperimentError(f"experiment {script.name} did not finish within {timeout:g} s") from exc
+        output = proc.stdout.decode("utf-8", "replace").replace("\r\n", "\n")
+        result = ExperimentResult(output, proc.returncode, cached=False)
+        if use_cache:
+            _atomic_write(entry, json.dumps({"output": output, "returncode": proc.returncode}))
+    if result.returncode != expect_returncode:
+        tail = "\n".join(result.output.rstrip().splitlines()[-8:])
+        raise ExperimentError(
+            f"experiment {script.name} exited with {result.returncode}, expected {expect_returncode}:\n{tail}"
+        )
+    return result

@@ -1,0 +1,135 @@
+"""Directives of the async course: ``experiment`` and ``lesson-teaches``.
+
+``experiment`` shows a stdlib-only script, runs it at build time (see :mod:`slimebook.experiments`),
+and shows exactly what it printed, with a download link; a page can never show output the code does
+not produce. ``lesson-teaches`` declares the API names and syntax kinds a lesson teaches; the
+declarations are kept per docname on the environment (merged and purged, parallel-read safe) for the
+coverage map.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from ..experiments import ExperimentError, run_experiment
+
+logger = logging.getLogger(__name__)
+
+
+class Experiment(SphinxDirective):
+    """``experiment``: ``{experiment} examples/03_gather.py`` (path relative to the document).
+
+    Options: ``:returncode:`` (expected exit code, default 0), ``:timeout:`` (seconds, default 60),
+    ``:emphasize-lines:``. Emits a warning at ``docname:line`` when the script is missing, times out
+    or exits with another code.
+    """
+
+    required_arguments = 1
+    has_content = False
+    option_spec = {
+        "returncode": directives.nonnegative_int,
+        "timeout": directives.positive_int,
+        "emphasize-lines": directives.unchanged_required,
+        "caption": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        rel, abspath = self.env.relfn2path(self.arguments[0], self.env.docname)
+        script = Path(abspath)
+        self.env.note_dependency(rel)
+        try:
+            result = run_experiment(
+                script, timeout=float(self.options.get("timeout", 60)),
+                expect_returncode=self.options.get("returncode", 0),
+            )
+        except ExperimentError as exc:
+            logger.warning("experiment: %s", exc, location=(self.env.docname, self.lineno),
+                           type="slimebook", subtype="experiment")
+            return []
+        code = script.read_text(encoding="utf-8")
+        name = script.name
+        title = self.options.get("caption") or f"实验 {name}"
+
+        code_wrap = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "experiment-code"])
+        caption = nodes.caption("", "")
+        caption += nodes.Text(f"{title}（")
+        caption += addnodes.download_reference(
+            "", "", nodes.literal(name, "下载"), reftarget=self.arguments[0], refdoc=self.env.docname,
+            refdomain="", reftype="download", refexplicit=True, refwarn=True,
+        )
+        caption += nodes.Text("）")
+        code_wrap += caption
+        code_block = nodes.literal_block(code.rstrip("\n"), code.rstrip("\n"), language="python", linenos=True)
+        if "emphasize-lines" in self.options:
+            from sphinx.util import parselinenos
+
+            code_block["highlight_args"] = {
+                "hl_lines": [n + 1 for n in parselinenos(self.options["emphasize-lines"], len(code.splitlines()))]
+            }
+        code_wrap += code_block
+
+        out_wrap = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "experiment-output"])
+        out_caption = f"运行 python {name} 的输出" + (
+            f"（退出码 {result.returncode}）" if result.returncode else "")
+        out_wrap += nodes.caption(out_caption, out_caption)
+        text = result.output.rstrip("\n") or "（没有输出）"
+        out_wrap += nodes.literal_block(text, text, language="text")
+        stem = "exp-" + nodes.make_id(script.stem)
+        code_wrap["ids"].append(stem)
+        out_wrap["ids"].append(f"{stem}-output")
+        for node in (code_wrap, code_block, out_wrap):
+            self.set_source_info(node)
+        return [code_wrap, out_wrap]
+
+
+class LessonTeaches(SphinxDirective):
+    """``lesson-teaches``: one API name (``asyncio.gather``) or syntax kind (``syntax:await``) per line.
+
+    Renders the list as a compact note and records it on the environment under the docname.
+    """
+
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        names = [line.strip() for line in self.content if line.strip() and not line.strip().startswith("#")]
+        if not names:
+            logger.warning("lesson-teaches: no names given", location=(self.env.docname, self.lineno),
+                           type="slimebook", subtype="teaches")
+            return []
+        store = self.env.__dict__.setdefault("slimebook_teaches", {})
+        store.setdefault(self.env.docname, []).extend(names)
+        para = nodes.paragraph(classes=["lesson-teaches"])
+        para += nodes.strong("本课讲解：", "本课讲解：")
+        for i, name in enumerate(names):
+            if i:
+                para += nodes.Text("、")
+            para += nodes.literal(name, name)
+        self.set_source_info(para)
+        return [para]
+
+
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    env.__dict__.get("slimebook_teaches", {}).pop(docname, None)
+
+
+def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+    mine = env.__dict__.setdefault("slimebook_teaches", {})
+    for docname, names in other.__dict__.get("slimebook_teaches", {}).items():
+        if docname in docnames:
+            mine[docname] = names
+
+
+def setup(app: Sphinx) -> None:
+    """Register ``experiment`` and ``lesson-teaches`` and their environment hooks."""
+    app.add_directive("experiment", Experiment)
+    app.add_directive("lesson-teaches", LessonTeaches)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
