@@ -45,7 +45,7 @@ class _Collector(cst.CSTVisitor):
         for deco in node.decorators:
             start = min(start, self.get_metadata(PositionProvider, deco).start.line)
         head = self.get_metadata(PositionProvider, node.name).start.line
-        end = _trim_end(self.lines, head, pos.end.line)
+        end = _trim_end(self.lines, head, _extend_end(self.lines, head, pos.end.line))
         qualname = ".".join([*self.stack, node.name.value])
         self.found.append(Definition(qualname, kind, start, end))
         self.stack.append(node.name.value)
@@ -67,6 +67,28 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+def _deeper(line: str, outer: str) -> bool:
+    indent = _indent(line)
+    return indent.startswith(outer) and len(indent) > len(outer)
+
+
+def _extend_end(lines: list[str], head: int, end: int) -> int:
+    """Take in comment lines indented deeper than the ``def`` line that follow the last statement.
+
+    libcst leaves such comments in the body's ``footer``, outside the definition's position.
+    """
+    outer = _indent(lines[head - 1])
+    last, n = end, end + 1
+    while n <= len(lines):
+        stripped = lines[n - 1].strip()
+        if stripped and not (stripped.startswith("#") and _deeper(lines[n - 1], outer)):
+            break
+        if stripped:
+            last = n
+        n += 1
+    return last
+
+
 def _trim_end(lines: list[str], head: int, end: int) -> int:
     """Drop trailing blank lines and comments that are not indented deeper than the ``def`` line."""
     outer = _indent(lines[head - 1])
@@ -76,11 +98,9 @@ def _trim_end(lines: list[str], head: int, end: int) -> int:
         if not stripped:
             end -= 1
             continue
-        if stripped.startswith("#"):
-            indent = _indent(line)
-            if not (indent.startswith(outer) and len(indent) > len(outer)):
-                end -= 1
-                continue
+        if stripped.startswith("#") and not _deeper(line, outer):
+            end -= 1
+            continue
         break
     return end
 

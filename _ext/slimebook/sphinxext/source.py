@@ -31,9 +31,9 @@ logger = logging.getLogger(__name__)
 
 
 # -- store access -----------------------------------------------------------------------------------
-def get_store(app: Sphinx) -> SourceStore:
+def get_store(env: BuildEnvironment) -> SourceStore:
     """The :class:`SourceStore` opened at ``builder-inited`` (raises ExtensionError before that)."""
-    store = getattr(app, "slimebook_store", None)
+    store = getattr(env, "slimebook_store", None)
     if store is None:
         raise ExtensionError("slimebook: the source store is not open (builder-inited has not run)")
     return store
@@ -47,12 +47,8 @@ def _open_store(app: Sphinx) -> None:
         store.require()
     except (LockError, SourceError) as exc:
         raise ExtensionError(f"slimebook: {exc}") from exc
-    app.slimebook_store = store  # type: ignore[attr-defined]
-    app.slimebook_lock_path = lock_path  # type: ignore[attr-defined]
-
-
-def _lock(app: Sphinx) -> SourceLock:
-    return get_store(app).lock
+    app.env.slimebook_store = store  # type: ignore[attr-defined]
+    app.env.slimebook_lock_path = lock_path  # type: ignore[attr-defined]
 
 
 # -- anchors ----------------------------------------------------------------------------------------
@@ -148,7 +144,7 @@ class SlimeSource(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         path = self.arguments[0].strip()
-        store = get_store(self.env.app)
+        store = get_store(self.env)
         try:
             excerpt = read_excerpt(
                 store, path,
@@ -160,7 +156,7 @@ class SlimeSource(SphinxDirective):
             logger.warning("slime-source: %s", exc, location=(self.env.docname, self.lineno),
                            type="slimebook", subtype="source")
             return []
-        self.env.note_dependency(str(self.env.app.slimebook_lock_path))
+        self.env.note_dependency(str(self.env.slimebook_lock_path))
         _record(self.env, self.lineno, "directive", excerpt,
                 {"lines": self.options.get("lines"), "pyobject": self.options.get("pyobject")})
 
@@ -202,13 +198,13 @@ class SlimeRole(SphinxRole):
             return self._fail(str(exc))
         has_title, title = target.title is not None, target.title or ""
         path, spec, pyobject = target.path, target.lines, target.pyobject
-        store = get_store(self.env.app)
+        store = get_store(self.env)
         try:
             excerpt = read_excerpt(store, path, lines=spec, pyobject=pyobject)
         except ExcerptError as exc:
             return self._fail(str(exc))
         _record(self.env, self.lineno, "role", excerpt, {"lines": spec, "pyobject": pyobject})
-        self.env.note_dependency(str(self.env.app.slimebook_lock_path))
+        self.env.note_dependency(str(self.env.slimebook_lock_path))
         lock = store.lock
         whole = not spec and not pyobject
         if has_title:

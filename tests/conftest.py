@@ -1,0 +1,150 @@
+"""Shared fixtures: a small git repository built by the test, a private cache, a lock pointing at it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ("sphinx.testing.fixtures",)
+
+ROOT = Path(__file__).resolve().parent.parent
+ROOTS = Path(__file__).resolve().parent / "roots"
+
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Fixture", "GIT_AUTHOR_EMAIL": "fixture@example.invalid",
+    "GIT_COMMITTER_NAME": "Fixture", "GIT_COMMITTER_EMAIL": "fixture@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull,
+}
+
+# The pinned version of the fixture module (commit 1). Line numbers matter to the tests.
+MODULE_V1 = textwrap.dedent('''\
+    import asyncio
+
+
+    def helper(x):
+        """Return x."""
+        return x
+
+
+    class Outer:
+        class Inner:
+            @staticmethod
+            @functools.cache
+            def method():
+                return 1
+                # still inside the body
+
+        # a comment at the class's own indentation
+
+
+    async def run():
+        await asyncio.sleep(0)
+    ''')
+
+# Commit 2 moves ``helper`` below ``run``: a reader must still see commit 1 at the pin.
+MODULE_V2 = textwrap.dedent('''\
+    import asyncio
+
+
+    async def run():
+        await asyncio.sleep(0)
+
+
+    def helper(x):
+        """Return x."""
+        return x
+    ''')
+
+
+def git(*args: str, cwd: Path) -> str:
+    """Run git with a fixed identity and dates; return stdout."""
+    env = {**os.environ, **_GIT_ENV}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+@dataclass
+class SourceRepo:
+    """A fixture upstream: ``path`` (work tree), ``pin`` (commit 1), ``head`` (commit 2)."""
+
+    path: Path
+    pin: str
+    head: str
+
+    def lock_text(self, url: str | None = None) -> str:
+        return textwrap.dedent(f'''\
+            [slime]
+            url = "{url or self.path.as_posix()}"
+            commit = "{self.pin}"
+            license = "Apache-2.0"
+            blob_url = "https://example.invalid/slime/blob/{{commit}}/{{path}}{{anchor}}"
+            ''')
+
+
+def make_source_repo(base: Path) -> SourceRepo:
+    """Build the fixture upstream: commit 1 (the pin) and commit 2 (a moved function)."""
+    repo = base / "upstream"
+    (repo / "pkg").mkdir(parents=True)
+    git("init", "--quiet", "--initial-branch=main", str(repo), cwd=base)
+    (repo / "pkg" / "mod.py").write_text(MODULE_V1)
+    (repo / "pkg" / "crlf.py").write_bytes(b"def f():\r\n    return 1\r\n\r\n\r\ndef g():\r\n    pass\r\n")
+    (repo / "pkg" / "blob.bin").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (repo / "pkg" / "latin.py").write_bytes("# caf\xe9\n".encode("latin-1"))
+    (repo / "pkg" / "dup.py").write_text("def f():\n    pass\n\n\ndef f():\n    return 2\n")
+    (repo / "README.md").write_text("# upstream\n\nline three\n")
+    os.symlink("mod.py", repo / "pkg" / "alias.py")
+    os.symlink("../../outside.py", repo / "pkg" / "escape.py")
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "one", cwd=repo)
+    pin = git("rev-parse", "HEAD", cwd=repo).strip()
+    (repo / "pkg" / "mod.py").write_text(MODULE_V2)
+    git("commit", "--quiet", "-am", "two: move helper", cwd=repo)
+    head = git("rev-parse", "HEAD", cwd=repo).strip()
+    return SourceRepo(repo, pin, head)
+
+
+@pytest.fixture(scope="session")
+def source_repo(tmp_path_factory: pytest.TempPathFactory) -> SourceRepo:
+    return make_source_repo(tmp_path_factory.mktemp("git"))
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private, empty source cache; SLIME_SOURCE_URL is cleared."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(root))
+    monkeypatch.delenv("SLIME_SOURCE_URL", raising=False)
+    return root
+
+
+@pytest.fixture
+def lock_file(tmp_path: Path, source_repo: SourceRepo) -> Path:
+    path = tmp_path / "sources.toml"
+    path.write_text(source_repo.lock_text())
+    return path
+
+
+@pytest.fixture(scope="session")
+def fetched_cache(tmp_path_factory: pytest.TempPathFactory, source_repo: SourceRepo) -> Path:
+    """A cache that already holds the fixture pin (shared by Sphinx build tests)."""
+    from slimebook.lock import load_lock
+    from slimebook.store import SourceStore
+
+    root = tmp_path_factory.mktemp("cache")
+    lock = tmp_path_factory.mktemp("lock") / "sources.toml"
+    lock.write_text(source_repo.lock_text())
+    SourceStore(load_lock(lock), root=root).fetch()
+    return root
+
+
+def copy_root(name: str, dest: Path) -> Path:
+    """Copy ``tests/roots/test-<name>`` to ``dest`` and return the copy."""
+    target = dest / f"test-{name}"
+    shutil.copytree(ROOTS / f"test-{name}", target)
+    return target

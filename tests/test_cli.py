@@ -1,0 +1,58 @@
+"""The ``slimebook`` command line against the fixture repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import SourceRepo
+from slimebook.cli import main
+
+
+def run(lock: Path, *args: str) -> int:
+    return main(["--lock", str(lock), *args])
+
+
+def test_fetch_then_show(cache: Path, lock_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(lock_file, "sources", "fetch") == 0
+    assert "fetched" in capsys.readouterr().out
+    assert run(lock_file, "sources", "fetch") == 0
+    assert "already present" in capsys.readouterr().out
+    assert run(lock_file, "sources", "show", "pkg/mod.py:4-5") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1:] == ["4  def helper(x):", '5      """Return x."""']
+
+
+def test_fetch_failure_exits_nonzero_with_gits_message(
+    cache: Path, tmp_path: Path, source_repo: SourceRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lock = tmp_path / "l.toml"
+    lock.write_text(source_repo.lock_text(url=str(tmp_path / "no-such-repo")))
+    assert run(lock, "sources", "fetch") == 2
+    err = capsys.readouterr().err
+    assert "could not fetch" in err and "fatal:" in err
+
+
+def test_show_without_pin(cache: Path, lock_file: Path, source_repo: SourceRepo, capsys) -> None:
+    assert run(lock_file, "sources", "show", "pkg/mod.py") == 2
+    assert source_repo.pin in capsys.readouterr().err
+
+
+def test_verify_reports_each_bad_citation(cache: Path, lock_file: Path, tmp_path: Path, capsys) -> None:
+    run(lock_file, "sources", "fetch")
+    chapters = tmp_path / "chapters"
+    chapters.mkdir()
+    (chapters / "a.md").write_text(
+        "# A\n\n```{slime-source} pkg/mod.py\n:pyobject: helper\n```\n\n"
+        "```{slime-source} pkg/mod.py\n:lines: 90-99\n```\n\n"
+        "See {slime}`Nope <pkg/mod.py>` and {slime}`pkg/mod.py:4`.\n"
+    )
+    (chapters / "b.rst").write_text("B\n=\n\n.. slime-source:: pkg/gone.py\n\n:slime:`pkg/mod.py:1`\n")
+    capsys.readouterr()
+    assert run(lock_file, "sources", "verify", str(chapters)) == 1
+    out = capsys.readouterr().out
+    assert f"{chapters / 'a.md'}:7: directive pkg/mod.py:" in out and "past the end" in out
+    assert f"{chapters / 'a.md'}:11: role pkg/mod.py:" in out and "no definition named 'Nope'" in out
+    assert f"{chapters / 'b.rst'}:4: directive pkg/gone.py:" in out
+    assert "6 citations in 2 files checked" in out and "3 failed" in out

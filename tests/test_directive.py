@@ -1,0 +1,146 @@
+"""``slime-source`` and ``{slime}`` through ``sphinx.testing``: rendered lines, captions, errors at doc:line."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+from sphinx.testing.util import SphinxTestApp
+
+from conftest import SourceRepo, copy_root
+from slimebook.lock import load_lock
+from slimebook.store import SourceStore
+
+
+@pytest.fixture
+def build(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch):
+    """Return ``build(root_name, **kw) -> app`` building a copy of a test root against the fixture pin."""
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    apps: list[SphinxTestApp] = []
+
+    def _build(name: str, buildername: str = "html", parallel: int = 0) -> SphinxTestApp:
+        src = copy_root(name, tmp_path / buildername / str(parallel))
+        (src / "sources.toml").write_text(source_repo.lock_text())
+        app = SphinxTestApp(buildername, srcdir=src, status=StringIO(), warning=StringIO(), parallel=parallel)
+        apps.append(app)
+        app.build()
+        return app
+
+    yield _build
+    for app in apps:
+        app.cleanup()
+
+
+def pinned_lines(source_repo: SourceRepo, fetched_cache: Path, path: str) -> list[str]:
+    import tempfile
+
+    lock = Path(tempfile.mkdtemp()) / "l.toml"
+    lock.write_text(source_repo.lock_text())
+    return SourceStore(load_lock(lock), root=fetched_cache).read_lines(path)
+
+
+def test_excerpt_text_equals_pinned_lines(build, source_repo: SourceRepo, fetched_cache: Path) -> None:
+    app = build("source")
+    assert app._warning.getvalue() == ""
+    doctree = app.env.get_doctree("index")
+    blocks = [b for b in doctree.findall(nodes.literal_block) if "slime-run" in b["classes"]]
+    lines = pinned_lines(source_repo, fetched_cache, "pkg/mod.py")
+    # 1: Outer.Inner.method = L11-L15 (decorators first, trailing inside-comment kept)
+    assert blocks[0].astext() == "\n".join(lines[10:15])
+    assert blocks[0]["highlight_args"] == {"linenostart": 11, "hl_lines": [4]}
+    # 2: two runs -> two blocks, each numbered from its own first source line
+    assert blocks[1].astext() == "\n".join(lines[3:6])
+    assert blocks[2].astext() == "\n".join(lines[19:21])
+    assert blocks[2]["highlight_args"]["linenostart"] == 20
+
+
+def test_caption_links_full_sha_and_range(build, source_repo: SourceRepo) -> None:
+    app = build("source")
+    html = (app.outdir / "index.html").read_text()
+    url = f"https://example.invalid/slime/blob/{source_repo.pin}/pkg/mod.py#L11-L15"
+    assert f'href="{url}"' in html
+    assert "The nested method — <a" in html
+    assert f"pkg/mod.py · L11–L15 · {source_repo.pin[:7]}" in html
+    assert f"pkg/mod.py · L4–L6, L20–L21 · {source_repo.pin[:7]}" in html
+    assert "/pkg/mod.py#L4-L21" in html  # a multi-run caption links the whole span
+
+
+def test_ids_are_derived_not_counted(build) -> None:
+    app = build("source")
+    html = (app.outdir / "index.html").read_text()
+    assert 'id="src-pkg-mod-py-outer-inner-method"' in html
+    assert 'id="src-pkg-mod-py-l4-6-l20-21"' in html
+    assert 'id="helper-excerpt"' in html
+    assert 'id="src-pkg-mod-py-l4-6"' in html  # the unnamed twin of helper-excerpt
+
+
+def test_roles(build, source_repo: SourceRepo) -> None:
+    app = build("source")
+    html = (app.outdir / "index.html").read_text()
+    base = f"https://example.invalid/slime/blob/{source_repo.pin}/pkg/mod.py"
+    assert f'href="{base}#L4"' in html
+    assert f'href="{base}#L4-L6"' in html
+    assert f'href="{base}"' in html
+    assert f'href="{base}#L10-L15"' in html  # Outer.Inner: outer comment excluded
+    assert f'href="{base}#L20" title="pkg/mod.py:L20' in html  # pkg/alias.py is a symlink to pkg/mod.py
+
+
+def test_rst_document(build, source_repo: SourceRepo, fetched_cache: Path) -> None:
+    app = build("source")
+    doctree = app.env.get_doctree("rstdoc")
+    blocks = list(doctree.findall(nodes.literal_block))
+    lines = pinned_lines(source_repo, fetched_cache, "pkg/mod.py")
+    assert blocks[0].astext() == "\n".join(lines[19:21])
+    html = (app.outdir / "rstdoc.html").read_text()
+    assert "pkg/mod.py#L4-L6" in html
+
+
+def _directive_lines(path: Path) -> list[int]:
+    return [n for n, line in enumerate(path.read_text().splitlines(), 1) if line.startswith("```{slime-source}")]
+
+
+def test_every_error_is_located(build) -> None:
+    app = build("errors")
+    warnings = app._warning.getvalue()
+    src = app.srcdir / "index.md"
+    expected = [
+        "does not exist", "may not contain '..'", "relative POSIX path", "resolving outside the repository",
+        "past the end of the file", "reversed line range", "line numbers start at 1", "no definition named 'Nope'",
+        "'f' is ambiguous: 2 definitions at L1–L2, L5–L6", "binary file", "not valid UTF-8",
+        "either :lines: or :pyobject:", "fall outside the excerpt", "is a directory",
+    ]
+    lines = _directive_lines(src)
+    assert len(lines) == len(expected)
+    for lineno, message in zip(lines, expected, strict=True):
+        pattern = rf"index\.md:{lineno}: WARNING: slime-source: .*{re.escape(message)}"
+        assert re.search(pattern, warnings), (lineno, message, warnings)
+    role_line = next(n for n, t in enumerate(src.read_text().splitlines(), 1) if t.startswith("Role errors"))
+    assert re.search(rf"index\.md:{role_line}: WARNING: slime: .*pkg/nope\.py' does not exist", warnings)
+    assert re.search(rf"index\.md:{role_line}: WARNING: slime: .*no definition named 'Nope'", warnings)
+    # the build went on: no excerpt for a failed citation, the later role rendered
+    doctree = app.env.get_doctree("index")
+    assert not list(doctree.findall(nodes.literal_block))
+    assert "pkg/mod.py#L1" in (app.outdir / "index.html").read_text()
+
+
+def test_missing_pin_stops_the_build_with_the_fetch_command(
+    tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sphinx.errors import ExtensionError
+
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(tmp_path / "empty-cache"))
+    src = copy_root("source", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    with pytest.raises(ExtensionError, match=rf"{source_repo.pin}.*make sources"):
+        SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
+
+
+def test_parallel_build_matches_serial(build) -> None:
+    serial = build("source", parallel=0)
+    parallel = build("source", parallel=2)
+    for name in ("index.html", "rstdoc.html"):
+        assert (serial.outdir / name).read_text() == (parallel.outdir / name).read_text()
+    assert parallel.env.slimebook_citations.keys() == serial.env.slimebook_citations.keys()

@@ -1,0 +1,53 @@
+"""Every course experiment runs, exits as its page says, prints the same thing twice, and is shown."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from slimebook.experiments import ExperimentError, run_experiment
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "chapters").rglob("examples/*.py"))
+_DIRECTIVE = re.compile(r"^```\{experiment\}\s+(\S+)\s*\n((?::[\w-]+:.*\n)*)", re.MULTILINE)
+
+
+def _pages_using(script: Path) -> list[tuple[Path, int]]:
+    found = []
+    for page in script.parent.parent.glob("*.md"):
+        for match in _DIRECTIVE.finditer(page.read_text(encoding="utf-8")):
+            if (page.parent / match.group(1)).resolve() == script.resolve():
+                code = re.search(r":returncode:\s*(\d+)", match.group(2))
+                found.append((page, int(code.group(1)) if code else 0))
+    return found
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_experiment_is_deterministic_and_shown(script: Path) -> None:
+    pages = _pages_using(script)
+    assert pages, f"{script.relative_to(ROOT)} is not shown by any page's experiment directive"
+    expected = pages[0][1]
+    first = run_experiment(script, expect_returncode=expected, use_cache=False)
+    second = run_experiment(script, expect_returncode=expected, use_cache=False)
+    assert first.output == second.output, "the output differs between two runs"
+    assert first.output.strip(), "an experiment must print something to narrate"
+
+
+def test_experiment_failures_are_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(tmp_path / "cache"))
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sys\nprint('before')\nsys.exit(3)\n")
+    with pytest.raises(ExperimentError, match=r"exited with 3, expected 0:\nbefore"):
+        run_experiment(bad)
+    assert run_experiment(bad, expect_returncode=3).output == "before\n"
+    cached = run_experiment(bad, expect_returncode=3)
+    assert cached.cached and cached.output == "before\n"
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\ntime.sleep(5)\n")
+    with pytest.raises(ExperimentError, match="did not finish within 0.5 s"):
+        run_experiment(slow, timeout=0.5)
+    with pytest.raises(ExperimentError, match="cannot read"):
+        run_experiment(tmp_path / "missing.py")
+    assert not list((tmp_path / "cache" / "experiments").glob(".tmp-*"))

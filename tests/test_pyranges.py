@@ -1,0 +1,124 @@
+"""``:pyobject:`` range rules (issue 2): first decorator line to last body line, comments inside kept."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from slimebook.pyranges import SymbolError, definitions, symbol_range
+
+
+def rng(source: str, name: str) -> tuple[int, int]:
+    return symbol_range(textwrap.dedent(source), name)
+
+
+def test_stacked_decorators_start_the_range() -> None:
+    src = """\
+        import functools
+
+        @functools.cache
+        @staticmethod
+        def f():
+            return 1
+        """
+    assert rng(src, "f") == (3, 6)
+
+
+def test_nested_classes() -> None:
+    src = """\
+        class Outer:
+            class Inner:
+                def method(self):
+                    return 1
+
+            def other(self):
+                pass
+        """
+    assert rng(src, "Outer.Inner.method") == (3, 4)
+    assert rng(src, "Outer.Inner") == (2, 4)
+    assert rng(src, "Outer") == (1, 7)
+
+
+def test_comment_after_class_at_outer_indentation_is_excluded() -> None:
+    src = """\
+        class A:
+            x = 1
+
+        # about B, at module level
+        class B:
+            pass
+        """
+    assert rng(src, "A") == (1, 2)
+
+
+def test_comments_at_the_end_of_a_body_are_included() -> None:
+    src = """\
+        def f():
+            x = 1
+            # TODO: more
+                # deeper still
+
+        # outer comment
+        y = 2
+        """
+    assert rng(src, "f") == (1, 4)
+
+
+def test_trailing_blank_lines_excluded_at_end_of_file() -> None:
+    assert rng("def f():\n    pass\n\n\n\n", "f") == (1, 2)
+
+
+def test_crlf() -> None:
+    assert symbol_range("def f():\r\n    return 1\r\n\r\n# x\r\ndef g():\r\n    pass\r\n", "g") == (5, 6)
+    assert symbol_range("def f():\r\n    return 1\r\n\r\n# x\r\ndef g():\r\n    pass\r\n", "f") == (1, 2)
+
+
+def test_tabs() -> None:
+    src = "class A:\n\tdef m(self):\n\t\treturn 1\n\t\t# inside m\n\t# inside A only\n\nz = 0\n"
+    assert symbol_range(src, "A.m") == (2, 4)
+    assert symbol_range(src, "A") == (1, 5)
+
+
+def test_async_def_and_nested_function() -> None:
+    src = """\
+        async def outer():
+            async def _drain():
+                await x
+            return _drain
+        """
+    assert rng(src, "outer._drain") == (2, 3)
+
+
+def test_one_line_body() -> None:
+    assert rng("def f(): return 1\nx = 2\n", "f") == (1, 1)
+
+
+def test_unknown_symbol() -> None:
+    with pytest.raises(SymbolError, match="no definition named 'nope'"):
+        rng("def f():\n    pass\n", "nope")
+
+
+def test_ambiguous_symbol_lists_lines() -> None:
+    src = """\
+        class A:
+            @property
+            def x(self):
+                return 1
+
+            @x.setter
+            def x(self, v):
+                pass
+        """
+    with pytest.raises(SymbolError, match=r"ambiguous: 2 definitions at L2–L4, L6–L8"):
+        rng(src, "A.x")
+
+
+def test_unparsable() -> None:
+    with pytest.raises(SymbolError, match="does not parse"):
+        symbol_range("def (:\n", "f")
+
+
+def test_definitions_in_source_order() -> None:
+    names = [d.qualname for d in definitions("class A:\n    def m(self): pass\ndef f(): pass\n")]
+    assert names == ["A", "A.m", "f"]

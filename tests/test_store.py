@@ -1,0 +1,174 @@
+"""The source store against a git repository the test builds (two commits, a moved function)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import MODULE_V1, SourceRepo
+from slimebook import store as store_mod
+from slimebook.lock import LockError, load_lock
+from slimebook.store import (
+    FetchError,
+    PinMissingError,
+    SourceContentError,
+    SourcePathError,
+    SourceStore,
+)
+
+
+def test_fetch_reads_the_pin_not_head(cache: Path, lock_file: Path, source_repo: SourceRepo) -> None:
+    store = SourceStore(load_lock(lock_file))
+    assert store.fetch() is True
+    assert store.is_present()
+    assert store.read_text("pkg/mod.py") == MODULE_V1
+    assert store.read_lines("pkg/mod.py")[3] == "def helper(x):"
+    assert store.git_dir.parent.parent == cache
+    assert not [p for p in store.git_dir.parent.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_second_fetch_does_nothing(cache: Path, lock_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = SourceStore(load_lock(lock_file))
+    store.fetch()
+    calls: list[tuple[str, ...]] = []
+    real = store_mod._git
+
+    def spy(*args: str, **kw):
+        calls.append(args)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(store_mod, "_git", spy)
+    assert store.fetch() is False
+    assert all(call[0] == "cat-file" for call in calls)  # only the presence probe ran
+
+
+def test_url_override(cache: Path, tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    lock = tmp_path / "lock.toml"
+    lock.write_text(source_repo.lock_text(url="https://example.invalid/unreachable.git"))
+    monkeypatch.setenv("SLIME_SOURCE_URL", str(source_repo.path / ".git"))  # a bare git dir works too
+    store = SourceStore(load_lock(lock))
+    assert store.fetch() is True
+    assert store.read_text("pkg/mod.py") == MODULE_V1
+
+
+def test_missing_pin_names_commit_and_command(cache: Path, lock_file: Path, source_repo: SourceRepo) -> None:
+    store = SourceStore(load_lock(lock_file))
+    with pytest.raises(PinMissingError) as info:
+        store.read_text("pkg/mod.py")
+    assert source_repo.pin in str(info.value)
+    assert "make sources" in str(info.value)
+
+
+def test_missing_commit_upstream_is_a_fetch_error(cache: Path, tmp_path: Path, source_repo: SourceRepo) -> None:
+    lock = tmp_path / "lock.toml"
+    lock.write_text(source_repo.lock_text().replace(source_repo.pin, "0" * 40))
+    store = SourceStore(load_lock(lock))
+    with pytest.raises(FetchError) as info:
+        store.fetch()
+    assert "0" * 40 in str(info.value)
+    assert "git fetch" in str(info.value)  # git's own message is carried
+    assert not store.git_dir.exists()
+    assert not list(store.git_dir.parent.iterdir())
+
+
+def test_interrupted_fetch_leaves_nothing_valid(
+    cache: Path, lock_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SourceStore(load_lock(lock_file))
+    real = store_mod._git
+
+    def interrupted(*args: str, **kw):
+        if args[0] == "update-ref":  # the objects have arrived; the process dies before the rename
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    monkeypatch.setattr(store_mod, "_git", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.fetch()
+    assert not store.is_present()
+    assert not store.git_dir.exists()
+    monkeypatch.setattr(store_mod, "_git", real)
+    assert store.fetch() is True  # a later fetch succeeds
+
+
+def test_leftover_temp_dir_is_not_a_cache(cache: Path, lock_file: Path) -> None:
+    store = SourceStore(load_lock(lock_file))
+    (store.git_dir.parent / ".tmp-crashed").mkdir(parents=True)
+    assert not store.is_present()
+    with pytest.raises(PinMissingError):
+        store.require()
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("../etc/passwd", "may not contain '..'"),
+        ("/etc/passwd", "relative POSIX path"),
+        ("pkg\\mod.py", "relative POSIX path"),
+        ("pkg/./mod.py", "may not contain"),
+        ("pkg", "is a directory"),
+        ("pkg/nope.py", "does not exist"),
+        ("pkg/escape.py", "resolving outside the repository"),
+    ],
+)
+def test_bad_paths(cache: Path, lock_file: Path, path: str, message: str) -> None:
+    store = SourceStore(load_lock(lock_file))
+    store.fetch()
+    with pytest.raises(SourcePathError, match=message.replace(".", r"\.")):
+        store.read_text(path)
+
+
+def test_symlink_inside_repo_is_followed(cache: Path, lock_file: Path) -> None:
+    store = SourceStore(load_lock(lock_file))
+    store.fetch()
+    assert store.resolve("pkg/alias.py") == "pkg/mod.py"
+
+
+@pytest.mark.parametrize(("path", "message"), [("pkg/blob.bin", "binary"), ("pkg/latin.py", "not valid UTF-8")])
+def test_unreadable_content(cache: Path, lock_file: Path, path: str, message: str) -> None:
+    store = SourceStore(load_lock(lock_file))
+    store.fetch()
+    with pytest.raises(SourceContentError, match=message):
+        store.read_text(path)
+
+
+def test_crlf_lines_are_numbered_like_git(cache: Path, lock_file: Path) -> None:
+    store = SourceStore(load_lock(lock_file))
+    store.fetch()
+    assert store.read_lines("pkg/crlf.py") == ["def f():", "    return 1", "", "", "def g():", "    pass"]
+
+
+def test_reader_survives_fork(cache: Path, lock_file: Path) -> None:
+    import multiprocessing
+
+    store = SourceStore(load_lock(lock_file))
+    store.fetch()
+    store.read_text("README.md")  # start cat-file in this process
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        assert pool.apply(store.read_text, ("pkg/mod.py",)) == MODULE_V1
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "no [slime] table"),
+        ("[slime]\nurl='x'\n", "lacks commit"),
+        ("[slime]\nurl='x'\ncommit='abc'\nlicense='MIT'\nblob_url='u'\n", "full 40-hex"),
+        ("[slime\n", "not valid TOML"),
+    ],
+)
+def test_lock_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "lock.toml"
+    path.write_text(text)
+    with pytest.raises(LockError, match=re.escape(message)):
+        load_lock(path)
+
+
+def test_real_lock_is_the_pin() -> None:
+    lock = load_lock(Path(__file__).resolve().parent.parent / "sources" / "sources.toml")
+    assert lock.commit == "624b824a898ab0ec1fcb4d373004c7f3852bf515"
+    assert lock.permalink("a/b.py", 81, 104).endswith("/blob/624b824a898ab0ec1fcb4d373004c7f3852bf515/a/b.py#L81-L104")
+    assert lock.permalink("a/b.py", 7).endswith("a/b.py#L7")
