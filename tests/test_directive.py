@@ -144,3 +144,17 @@ def test_parallel_build_matches_serial(build) -> None:
     for name in ("index.html", "rstdoc.html"):
         assert (serial.outdir / name).read_text() == (parallel.outdir / name).read_text()
     assert parallel.env.slimebook_citations.keys() == serial.env.slimebook_citations.keys()
+
+
+def test_snapshot_pages_have_line_anchors_and_captions_link_them(build) -> None:
+    app = build("source")
+    page = (app.outdir / "_snapshot" / "pkg" / "mod.py.html").read_text()
+    assert '<span id="L20"><a href="#L20"><span class="linenos">20</span></a>' in page
+    assert "固定提交" in page
+    index = (app.outdir / "index.html").read_text()
+    assert 'class="slime-snapshot reference internal" href="_snapshot/pkg/mod.py.html#L11"' in index
+    latin = (app.outdir / "_snapshot" / "pkg" / "latin.py.html").read_text()
+    assert "caf\ufffd" in latin  # shown with a replacement character; excerpts of it are errors instead
+    assert not (app.outdir / "_snapshot" / "pkg" / "blob.bin.html").exists()
+    rst = (app.outdir / "rstdoc.html").read_text()
+    assert 'href="_snapshot/pkg/mod.py.html#L20"' in rst

@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("fetch", help="fetch the pinned commit into the cache (no-op when present)").set_defaults(
         func=cmd_fetch)
     verify = sub.add_parser("verify", help="check that every citation under chapters/ resolves at the pin")
-    verify.add_argument("paths", nargs="*", default=["chapters", "index.md"], type=Path)
+    verify.add_argument("paths", nargs="*", default=[Path("chapters"), Path("index.md")], type=Path)
     verify.set_defaults(func=cmd_verify)
     show = sub.add_parser("show", help="print PATH[:LINES] at the pin with line numbers")
     show.add_argument("target", metavar="PATH[:LINES]")

@@ -8,6 +8,7 @@ enclosing class and function names with dots: ``Outer.Inner.method``, ``f.inner`
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import libcst as cst
@@ -105,14 +106,8 @@ def _trim_end(lines: list[str], head: int, end: int) -> int:
     return end
 
 
-def definitions(text: str) -> list[Definition]:
-    """Every class and function definition in ``text``, in source order.
-
-    Args:
-        text: Python source (any grammar libcst parses, 3.0–3.15), ``\\n`` or ``\\r\\n`` line endings.
-    Raises:
-        SymbolError: the text does not parse.
-    """
+@functools.lru_cache(maxsize=128)
+def _definitions(text: str) -> tuple[Definition, ...]:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
@@ -120,7 +115,21 @@ def definitions(text: str) -> list[Definition]:
     lines = [line.rstrip("\r") for line in text.split("\n")]
     collector = _Collector(lines)
     MetadataWrapper(module, unsafe_skip_copy=True).visit(collector)
-    return collector.found
+    return tuple(collector.found)
+
+
+def definitions(text: str) -> list[Definition]:
+    """Every class and function definition in ``text``, in source order.
+
+    Results are memoised per text (an LRU of 128 files): a chapter citing ten symbols of one file
+    parses it once.
+
+    Args:
+        text: Python source (any grammar libcst parses, 3.0–3.15), ``\\n`` or ``\\r\\n`` line endings.
+    Raises:
+        SymbolError: the text does not parse.
+    """
+    return list(_definitions(text))
 
 
 def symbol_range(text: str, qualname: str) -> tuple[int, int]:

@@ -7,12 +7,13 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import course, guide, source
+from . import course, guide, snapshot, source
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
     source.setup(app)
+    snapshot.setup(app)
     course.setup(app)
     guide.setup(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -26,6 +26,7 @@ from ..citations import parse_role_text
 from ..excerpt import Excerpt, ExcerptError, read_excerpt
 from ..lock import LockError, SourceLock, load_lock
 from ..store import SourceError, SourceStore
+from .snapshot import make_snapshot_ref
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +120,8 @@ def _caption_nodes(lock: SourceLock, excerpt: Excerpt, caption: str | None) -> l
     if caption:
         parts.append(nodes.Text(f"{caption} — "))
     parts.append(link)
+    parts.append(nodes.Text(" · "))
+    parts.append(make_snapshot_ref(excerpt.path, excerpt.start))
     return parts
 
 
