@@ -56,3 +56,21 @@ def test_verify_reports_each_bad_citation(cache: Path, lock_file: Path, tmp_path
     assert f"{chapters / 'a.md'}:11: role pkg/mod.py:" in out and "no definition named 'Nope'" in out
     assert f"{chapters / 'b.rst'}:4: directive pkg/gone.py:" in out
     assert "6 citations in 2 files checked" in out and "3 failed" in out
+
+
+def test_examples_in_code_are_not_citations(tmp_path: Path) -> None:
+    from slimebook.citations import find_citations
+
+    page = tmp_path / "p.md"
+    page.write_text(
+        "Use `` {slime}`path:1` `` or `{slime}` like so: {slime}`pkg/mod.py:4`, then `code`.\n"
+        "````markdown\n```{slime-source} pkg/shown.py\n:lines: 1\n```\n{slime}`pkg/shown.py:2`\n````\n"
+        "```{dropdown} Q\nSee {slime}`pkg/mod.py:5`.\n```\n"
+        "```{slime-source} pkg/mod.py\n:lines: 6\n```\n"
+    )
+    found = [(c.line, c.kind, c.path, c.options) for c in find_citations(page)]
+    assert found == [
+        (1, "role", "pkg/mod.py", {"lines": "4"}),
+        (9, "role", "pkg/mod.py", {"lines": "5"}),
+        (11, "directive", "pkg/mod.py", {"lines": "6"}),
+    ]

@@ -120,6 +120,8 @@ def test_every_error_is_located(build) -> None:
     role_line = next(n for n, t in enumerate(src.read_text().splitlines(), 1) if t.startswith("Role errors"))
     assert re.search(rf"index\.md:{role_line}: WARNING: slime: .*pkg/nope\.py' does not exist", warnings)
     assert re.search(rf"index\.md:{role_line}: WARNING: slime: .*no definition named 'Nope'", warnings)
+    late = next(n for n, t in enumerate(src.read_text().splitlines(), 1) if "missing-too" in t)
+    assert re.search(rf"index\.md:{late}: WARNING: slime: .*missing-too\.py' does not exist", warnings)
     # the build went on: no excerpt for a failed citation, the later role rendered
     doctree = app.env.get_doctree("index")
     assert not list(doctree.findall(nodes.literal_block))

@@ -17,8 +17,10 @@ __all__ = ["Citation", "RoleTarget", "find_citations", "parse_role_text"]
 _MD_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{slime-source\}\s+(?P<arg>\S+)\s*$")
 _RST_DIRECTIVE = re.compile(r"^(?P<indent>\s*)\.\.\s+slime-source::\s+(?P<arg>\S+)\s*$")
 _OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
-_MD_ROLE = re.compile(r"\{slime\}`(?P<text>[^`]+)`")
-_RST_ROLE = re.compile(r":slime:`(?P<text>[^`]+)`")
+_MD_ROLE_PREFIX = "{slime}"
+_RST_ROLE_PREFIX = ":slime:"
+_TICKS = re.compile(r"`+")
+_FENCE = re.compile(r"^\s*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _TITLE = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _TARGET = re.compile(r"^(?P<path>[^:\s]+?)(?::(?P<lines>\d+(?:-\d+)?))?$")
 
@@ -89,22 +91,74 @@ def _directive_options(lines: list[str], start: int) -> dict[str, str]:
     return options
 
 
+def _role_texts(line: str, prefix: str) -> Iterator[str]:
+    """Texts of the roles ``prefix`text``` in ``line``; a backtick span not right after ``prefix`` is
+    inline code and is skipped whole (CommonMark: a span closes at the next run of equal length)."""
+    pos = 0
+    while True:
+        opening = _TICKS.search(line, pos)
+        if not opening:
+            return
+        run = opening.group()
+        closing = re.compile(rf"(?<!`){run}(?!`)").search(line, opening.end())
+        if not closing:
+            return
+        if line[: opening.start()].endswith(prefix) and len(run) == 1:
+            yield line[opening.end() : closing.start()]
+        pos = closing.end()
+
+
+def _code_fence_lines(lines: list[str]) -> set[int]:
+    """1-based numbers of lines inside (or delimiting) Markdown code fences whose info string is not a
+    directive (```` ```python ````, ```` ````markdown ````): examples there are shown, not cited.
+
+    Directive fences (```` ```{dropdown} ````) nest and their content is scanned; a bare fence of the
+    same character and at least the same length closes the innermost open fence (CommonMark).
+    """
+    inside: set[int] = set()
+    stack: list[tuple[str, bool]] = []  # (fence, is_code)
+    for number, line in enumerate(lines, start=1):
+        in_code = bool(stack) and stack[-1][1]
+        match = _FENCE.match(line)
+        if in_code:
+            inside.add(number)
+        if not match:
+            continue
+        fence, info = match.group("fence"), match.group("info").strip()
+        if stack and not info and fence[0] == stack[-1][0][0] and len(fence) >= len(stack[-1][0]):
+            stack.pop()
+        elif not in_code:
+            is_code = not info.startswith("{")
+            stack.append((fence, is_code))
+            if is_code:
+                inside.add(number)
+    return inside
+
+
 def find_citations(file: Path) -> Iterator[Citation]:
-    """Yield every ``slime-source`` directive and ``{slime}``/``:slime:`` role in ``file``, in order."""
+    """Yield every ``slime-source`` directive and ``{slime}``/``:slime:`` role in ``file``, in order.
+
+    In Markdown, code fences that are not directives and inline code spans are skipped: a citation
+    shown as an example is not a citation.
+    """
     text = file.read_text(encoding="utf-8")
     lines = text.split("\n")
-    role_re = _RST_ROLE if file.suffix == ".rst" else _MD_ROLE
-    directive_re = _RST_DIRECTIVE if file.suffix == ".rst" else _MD_FENCE
+    rst = file.suffix == ".rst"
+    prefix = _RST_ROLE_PREFIX if rst else _MD_ROLE_PREFIX
+    directive_re = _RST_DIRECTIVE if rst else _MD_FENCE
+    skipped = set() if rst else _code_fence_lines(lines)
     for number, line in enumerate(lines, start=1):
+        if number in skipped:
+            continue
         match = directive_re.match(line)
         if match:
             yield Citation(file, number, "directive", match.group("arg"), _directive_options(lines, number))
             continue
-        for role in role_re.finditer(line):
+        for role_text in _role_texts(line, prefix):
             try:
-                target = parse_role_text(role.group("text"))
+                target = parse_role_text(role_text)
             except ValueError as exc:
-                yield Citation(file, number, "role", role.group("text"), error=str(exc))
+                yield Citation(file, number, "role", role_text, error=str(exc))
                 continue
             options = {k: v for k, v in (("lines", target.lines), ("pyobject", target.pyobject)) if v}
             yield Citation(file, number, "role", target.path, options)

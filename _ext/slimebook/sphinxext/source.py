@@ -8,6 +8,7 @@ docname, merged in ``env-merge-info`` and purged in ``env-purge-doc`` (parallel-
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Any
@@ -185,6 +186,11 @@ class SlimeSource(SphinxDirective):
         return [wrapper]
 
 
+@functools.lru_cache(maxsize=32)
+def _doc_lines(path: str, mtime_ns: int) -> list[str]:
+    return Path(path).read_text(encoding="utf-8").split("\n")
+
+
 # -- role -------------------------------------------------------------------------------------------
 class SlimeRole(SphinxRole):
     """``{slime}`path:81```, ``{slime}`path:81-90```, ``{slime}`path```, ``{slime}`Symbol <path>```.
@@ -206,7 +212,7 @@ class SlimeRole(SphinxRole):
             excerpt = read_excerpt(store, path, lines=spec, pyobject=pyobject)
         except ExcerptError as exc:
             return self._fail(str(exc))
-        _record(self.env, self.lineno, "role", excerpt, {"lines": spec, "pyobject": pyobject})
+        _record(self.env, self._line(), "role", excerpt, {"lines": spec, "pyobject": pyobject})
         self.env.note_dependency(str(self.env.slimebook_lock_path))
         lock = store.lock
         whole = not spec and not pyobject
@@ -222,8 +228,23 @@ class SlimeRole(SphinxRole):
         ref += nodes.literal(text, text)
         return [ref], []
 
+    def _line(self) -> int:
+        """The source line of this role: MyST reports a paragraph's first line for every role in it,
+        so look for the raw role text from there on (at most 200 lines); fall back to that line."""
+        try:
+            path = Path(self.env.doc2path(self.env.docname))
+            lines = _doc_lines(str(path), path.stat().st_mtime_ns)
+        except OSError:
+            return self.lineno
+        needle = f"`{self.text}`"  # MyST hands roles an rST-style rawtext, so match the text part
+        for index in range(max(self.lineno - 1, 0), min(len(lines), self.lineno + 200)):
+            if needle in lines[index]:
+                return index + 1
+        return self.lineno
+
     def _fail(self, message: str) -> tuple[list[nodes.Node], list[nodes.system_message]]:
-        logger.warning("slime: %s", message, location=self.get_location(), type="slimebook", subtype="source")
+        logger.warning("slime: %s", message, location=(self.env.docname, self._line()),
+                       type="slimebook", subtype="source")
         return [nodes.literal(self.rawtext, self.text, classes=["slime-broken"])], []
 
 
