@@ -1,0 +1,104 @@
+"""Lesson 03: create_task, keeping references, gather's result order, return_exceptions.
+
+Stdlib only. Deterministic: sleeps differ by at least 0.01 s so completion order cannot
+flip; garbage collection is triggered explicitly; no ids, addresses or times are printed.
+"""
+
+import asyncio
+import gc
+import weakref
+
+finished: list[str] = []  # completion order
+
+
+async def work(name: str, seconds: float) -> str:
+    print(f"  {name}: start")
+    await asyncio.sleep(seconds)
+    finished.append(name)
+    return f"{name}-result"
+
+
+async def boom(name: str, seconds: float) -> str:
+    print(f"  {name}: start")
+    await asyncio.sleep(seconds)
+    finished.append(name)
+    raise ValueError(f"{name} failed")
+
+
+async def part_a() -> None:
+    print("== A. create_task starts work; gather keeps argument order ==")
+    tasks = [
+        asyncio.create_task(work("slow", 0.03)),
+        asyncio.create_task(work("fast", 0.01)),
+        asyncio.create_task(work("mid", 0.02)),
+    ]
+    print("  three tasks created; none has started yet")
+    results = await asyncio.gather(*tasks)
+    print("  completion order:", finished)
+    print("  gather results:  ", results)
+
+
+async def waits_for_signal(name: str, signal: asyncio.Event) -> None:
+    try:
+        await signal.wait()
+        print(f"  {name}: got the signal")
+    finally:
+        print(f"  {name}: finally")
+
+
+async def part_b() -> None:
+    print("== B. the loop keeps only weak references ==")
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, ctx: print("  loop reports:", ctx["message"]))
+
+    kept: set[asyncio.Task] = set()
+    signal = asyncio.Event()
+    task = asyncio.create_task(waits_for_signal("kept", signal))
+    kept.add(task)  # a strong reference we own
+    task.add_done_callback(kept.discard)  # removed again once it is done
+    kept_ref = weakref.ref(task)
+    del task
+
+    # the other event is referenced only by the coroutine that waits on it
+    orphan_ref = weakref.ref(asyncio.create_task(waits_for_signal("orphan", asyncio.Event())))
+
+    await asyncio.sleep(0)  # let both tasks start and block on their events
+    gc.collect()
+    print("  kept alive:  ", kept_ref() is not None)
+    print("  orphan alive:", orphan_ref() is not None)
+
+    signal.set()
+    await asyncio.gather(*kept)
+    print("  kept is empty again:", not kept)
+
+
+async def part_c() -> None:
+    print("== C. an exception in gather ==")
+    finished.clear()
+    tasks = [
+        asyncio.create_task(work("a", 0.01)),
+        asyncio.create_task(boom("b", 0.02)),
+        asyncio.create_task(work("c", 0.04)),
+    ]
+    try:
+        await asyncio.gather(*tasks)
+    except ValueError as exc:
+        print("  gather raised:", exc)
+        print("  c done at that moment:", tasks[2].done())
+    await asyncio.sleep(0.05)
+    print("  later, c done:", tasks[2].done(), "->", tasks[2].result())
+
+    print("== D. return_exceptions=True ==")
+    finished.clear()
+    results = await asyncio.gather(work("a", 0.01), boom("b", 0.02), work("c", 0.03), return_exceptions=True)
+    for r in results:
+        print(f"  {type(r).__name__}: {r}")
+
+
+async def main() -> None:
+    await part_a()
+    await part_b()
+    await part_c()
+
+
+asyncio.run(main())

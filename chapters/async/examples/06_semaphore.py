@@ -1,0 +1,155 @@
+"""Lesson 06: asyncio.Semaphore bounds how many are inside at once.
+
+  1. Semaphore(2) with five jobs: who gets in, who waits, who is let in on each release
+  2. it is not a rate limiter: short jobs all start at once, only "inside at once" is bounded
+  3. acquire()/release() by hand: forgetting release on an error leaks a permit
+  4. taking the same semaphore twice on one path: deadlock
+
+Ordering comes from events and from the semaphore's FIFO waiters, never from timing.
+"""
+
+import asyncio
+
+
+async def until(pred) -> None:
+    """Yield to the loop until pred() is true (no timers involved)."""
+    while not pred():
+        await asyncio.sleep(0)
+
+
+async def scene_bound() -> None:
+    print("== 1. Semaphore(2), five jobs ==")
+    sem = asyncio.Semaphore(2)
+    gates = {name: asyncio.Event() for name in "ABCDE"}
+    inside: list[str] = []
+    waiting: list[str] = []
+    peak = 0
+
+    async def job(name: str) -> None:
+        nonlocal peak
+        waiting.append(name)
+        async with sem:                 # acquire() on entry, release() on exit
+            waiting.remove(name)
+            inside.append(name)
+            peak = max(peak, len(inside))
+            print(f"  {name} enters   inside={inside} waiting={waiting}")
+            await gates[name].wait()    # the "work": ends when main opens the gate
+            inside.remove(name)
+        print(f"  {name} leaves")
+
+    tasks = [asyncio.create_task(job(n)) for n in "ABCDE"]
+    await until(lambda: len(waiting) == 3)
+    print(f"main: sem.locked() = {sem.locked()}, waiting = {waiting}")
+    for name in "BADCE":                # finish in an order different from arrival
+        print(f"main: open gate {name}")
+        gates[name].set()
+        expected = max(0, len(waiting) - 1)
+        await until(lambda: name not in inside and len(waiting) == expected)
+    await asyncio.gather(*tasks)
+    print(f"main: peak inside = {peak}, sem.locked() = {sem.locked()}")
+
+
+async def scene_not_rate_limit() -> None:
+    print("== 2. not a rate limiter ==")
+    sem = asyncio.Semaphore(2)
+    ticks = 0
+    tokens = asyncio.Semaphore(0)       # used by the rate-limited variant below
+    started_at_tick: list[int] = []
+
+    async def clock() -> None:          # one task owns both the tick count and the tokens
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.05)
+            ticks += 1
+            tokens.release()
+
+    async def short_job() -> None:
+        async with sem:
+            started_at_tick.append(ticks)
+            await asyncio.sleep(0)      # a very short piece of work
+
+    c = asyncio.create_task(clock())
+    await asyncio.gather(*(short_job() for _ in range(10)))
+    print(f"10 jobs with Semaphore(2): started at ticks {started_at_tick}")
+
+    # what a rate limiter does instead: one new start per tick
+    tokens = asyncio.Semaphore(0)       # fresh, so no token saved up earlier
+    started_at_tick.clear()
+    start = ticks
+
+    async def limited_job() -> None:
+        await tokens.acquire()          # a token is spent, never given back
+        started_at_tick.append(ticks - start)
+
+    await asyncio.gather(*(limited_job() for _ in range(4)))
+    print(f"4 jobs, one token per tick: started {started_at_tick} ticks after start")
+    c.cancel()
+    await asyncio.gather(c, return_exceptions=True)
+
+
+async def scene_leak() -> None:
+    print("== 3. acquire/release by hand ==")
+    sem = asyncio.Semaphore(1)
+
+    async def careless() -> None:
+        await sem.acquire()
+        raise RuntimeError("boom")      # release() is never reached
+        sem.release()
+
+    async def careful() -> None:
+        await sem.acquire()
+        try:
+            raise RuntimeError("boom")
+        finally:
+            sem.release()
+
+    for fn in (careful, careless):
+        try:
+            await fn()
+        except RuntimeError:
+            pass
+        print(f"after {fn.__name__}(): sem.locked() = {sem.locked()}")
+    try:
+        async with asyncio.timeout(0.05):
+            await sem.acquire()
+    except TimeoutError:
+        print("next acquire(): TimeoutError, the permit leaked")
+
+    bounded = asyncio.BoundedSemaphore(1)
+    try:
+        bounded.release()
+    except ValueError as e:
+        print(f"BoundedSemaphore: extra release() -> ValueError: {e}")
+
+
+async def scene_nested() -> None:
+    print("== 4. same semaphore taken twice ==")
+    sem = asyncio.Semaphore(2)
+    holding_outer = 0
+
+    async def tool_call(name: str, peers: int) -> None:
+        nonlocal holding_outer
+        async with sem:                 # outer: the caller limits tool calls
+            holding_outer += 1
+            print(f"  {name}: took outer permit")
+            await until(lambda: holding_outer >= peers)
+            async with sem:             # inner: the tool limits itself again
+                print(f"  {name}: took inner permit, inside tool")
+        holding_outer -= 1
+
+    await tool_call("solo", peers=1)
+    try:
+        async with asyncio.timeout(0.05):
+            await asyncio.gather(tool_call("A", peers=2), tool_call("B", peers=2))
+    except TimeoutError:
+        print("timeout: A and B each hold one permit and wait for a second -> deadlock")
+
+
+async def main() -> None:
+    await scene_bound()
+    await scene_not_rate_limit()
+    await scene_leak()
+    await scene_nested()
+
+
+asyncio.run(main())
