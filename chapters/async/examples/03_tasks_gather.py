@@ -26,7 +26,7 @@ async def boom(name: str, seconds: float) -> str:
 
 
 async def part_a() -> None:
-    print("== A. create_task starts work; gather keeps argument order ==")
+    print("== A. create_task schedules work; gather keeps argument order ==")
     tasks = [
         asyncio.create_task(work("slow", 0.03)),
         asyncio.create_task(work("fast", 0.01)),
@@ -59,7 +59,9 @@ async def part_b() -> None:
     kept_ref = weakref.ref(task)
     del task
 
-    # the other event is referenced only by the coroutine that waits on it
+    # the other Event is referenced only by the coroutine that waits on it; the Event's
+    # waiter future points back to the task, so task, coroutine and Event form a cycle
+    # that nothing outside refers to
     orphan_ref = weakref.ref(asyncio.create_task(waits_for_signal("orphan", asyncio.Event())))
 
     await asyncio.sleep(0)  # let both tasks start and block on their events
