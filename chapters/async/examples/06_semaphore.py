@@ -44,7 +44,7 @@ async def scene_bound() -> None:
         print(f"main: open gate {name}")
         gates[name].set()
         expected = max(0, len(waiting) - 1)
-        await until(lambda: name not in inside and len(waiting) == expected)
+        await until(lambda name=name, expected=expected: name not in inside and len(waiting) == expected)
     await asyncio.gather(*tasks)
     print(f"main: peak inside = {peak}, sem.locked() = {sem.locked()}")
 

@@ -76,7 +76,7 @@ async def scene_missing_task_done() -> None:
     q: asyncio.Queue[int] = asyncio.Queue()
     for i in range(3):
         q.put_nowait(i)
-    for i in range(3):
+    for _ in range(3):
         item = q.get_nowait()
         if item != 1:                    # item 1 is "forgotten"
             q.task_done()
