@@ -8,8 +8,10 @@ STAMP      := $(VENV)/.installed
 BUILDDIR   := _build
 SPHINXOPTS ?=
 SPHINXBUILD = $(BIN)/sphinx-build
+PDFNAME    := slimebook
 
-.PHONY: venv system-deps sources html livehtml test lint clean
+.PHONY: venv system-deps system-deps-pdf system-deps-browser node-deps sources html serve latexpdf livehtml \
+        anchors-check anchors-update test lint clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,21 +21,58 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# Debian packages by group (.ci/system-deps.sh): the default group is what html and test need.
 system-deps:
 	@bash .ci/system-deps.sh
+system-deps-pdf:
+	@bash .ci/system-deps.sh pdf
+system-deps-browser:
+	@bash .ci/system-deps.sh browser
+
+# mermaid (served from _static) and mermaid-cli (diagrams in the PDF), into the cache, not the tree
+node-deps: system-deps
+	@bash .ci/node-deps.sh
 
 sources: $(STAMP)
 	$(BIN)/slimebook sources fetch
 
-html: sources system-deps
+html: sources system-deps node-deps
 	$(SPHINXBUILD) -W --keep-going -b html -d $(BUILDDIR)/doctrees . $(BUILDDIR)/html $(SPHINXOPTS)
 
-livehtml: sources system-deps
-	$(BIN)/sphinx-autobuild . $(BUILDDIR)/html -d $(BUILDDIR)/doctrees \
-	  --ignore "$(BUILDDIR)/*" --ignore "$(VENV)/*" --ignore "*.egg-info/*" --ignore ".git/*" \
-	  --ignore "tests/*" --ignore "bench/*" --watch _ext $(SPHINXOPTS)
+# The built HTML over http://127.0.0.1:8000: browsers refuse ES modules (mermaid) from file:// pages, so
+# opening _build/html/*.html directly shows diagrams as their source text.
+serve:
+	$(PYTHON) -m http.server --bind 127.0.0.1 --directory $(BUILDDIR)/html 8000
 
-test: $(STAMP) system-deps
+# XeLaTeX + xeCJK; mermaid diagrams drawn by mmdc with the system Chromium. A glyph missing from the
+# fonts is only a line in the LaTeX log, so the log is checked.
+latexpdf: sources system-deps-pdf node-deps
+	$(SPHINXBUILD) -W --keep-going -b latex -d $(BUILDDIR)/doctrees-latex . $(BUILDDIR)/latex $(SPHINXOPTS)
+	$(MAKE) -C $(BUILDDIR)/latex all-pdf LATEXMKOPTS=-silent LATEXOPTS="-interaction=nonstopmode -halt-on-error"
+	@if grep -n "Missing character" $(BUILDDIR)/latex/$(PDFNAME).log; then \
+	  echo "latexpdf: glyphs missing from the fonts (see above)" >&2; exit 1; fi
+	@echo "PDF: $(BUILDDIR)/latex/$(PDFNAME).pdf"
+
+# Live preview. Only sources are watched: the build output, caches, the venv, tests, .ci and the
+# benchmark are ignored. bench/livehtml.py measures it (one edit: one rebuild, one document re-read).
+livehtml: sources system-deps node-deps
+	$(BIN)/sphinx-autobuild . $(BUILDDIR)/html -d $(BUILDDIR)/doctrees \
+	  --ignore "$(CURDIR)/$(BUILDDIR)/*" --ignore "$(CURDIR)/$(VENV)/*" --ignore "*.egg-info/*" \
+	  --ignore "$(CURDIR)/.git/*" --ignore "$(CURDIR)/.ruff_cache/*" --ignore "*/__pycache__/*" \
+	  --ignore "$(CURDIR)/tests/*" --ignore "$(CURDIR)/bench/*" --ignore "$(CURDIR)/.ci/*" \
+	  --ignore "*/node_modules/*" --ignore "*.swp" --ignore "*~" --ignore "*/.#*" \
+	  --watch _ext $(SPHINXOPTS)
+
+# Published anchors (sources/anchors.txt, see _ext/slimebook/sphinxext/anchors.py): the check fails when
+# one disappears without a line in sources/redirects.txt; the update rewrites the manifest. Both are an
+# incremental HTML build with the same output as `make html`.
+anchors-check: sources system-deps node-deps
+	$(SPHINXBUILD) -b html -d $(BUILDDIR)/doctrees . $(BUILDDIR)/html -D slimebook_anchors_mode=check $(SPHINXOPTS)
+
+anchors-update: sources system-deps node-deps
+	$(SPHINXBUILD) -b html -d $(BUILDDIR)/doctrees . $(BUILDDIR)/html -D slimebook_anchors_mode=update $(SPHINXOPTS)
+
+test: $(STAMP) system-deps node-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -39,6 +41,10 @@ html_title = "Slime 源码阅读"
 html_static_path = ["_static"]
 html_css_files = ["slimebook.css"]
 html_search_language = "zh"
+# Sphinx segments Chinese with jieba when indexing but not the query: a term the index split ("事件循环" →
+# "事件", "循环") is then never found. These book terms are added to jieba's dictionary (one per line; jieba
+# picks a frequency that keeps each whole), so the index holds both the parts and the whole term.
+html_search_options = {"dict": str(ROOT / "sources" / "search-words.txt")}
 
 pygments_style = "sphinx"
 highlight_language = "python"
@@ -53,5 +59,95 @@ intersphinx_timeout = 5
 nitpicky = True
 
 slimebook_lock = "sources/sources.toml"
+# Published anchors: `make anchors-check` / `make anchors-update` (see slimebook.sphinxext.anchors).
+slimebook_anchors_manifest = "sources/anchors.txt"
+slimebook_anchors_redirects = "sources/redirects.txt"
 
+# -- Mermaid: the browser bundle from _static, mmdc for LaTeX ------------------------------------------
+# `.ci/node-deps.sh` (run by `make html`/`make latexpdf`) installs .ci/npm/package-lock.json into
+# <cache>/node/<sha12 of the lock>/ and stages mermaid's ESM bundle in its static/mermaid/. When that
+# directory exists, every page imports mermaid from its own _static/mermaid/ (no CDN). When it does not
+# (no npm), pages fall back to the same mermaid version on cdn.jsdelivr.net and the build log says so.
+_NPM_LOCK = ROOT / ".ci" / "npm" / "package-lock.json"
+
+
+def _node_dir() -> Path:
+    from slimebook.store import cache_root
+
+    base = Path(os.environ["SLIMEBOOK_NODE"]) if os.environ.get("SLIMEBOOK_NODE") else cache_root() / "node"
+    return base / hashlib.sha256(_NPM_LOCK.read_bytes()).hexdigest()[:12]
+
+
+NODE_DIR = _node_dir()
+_MERMAID_STATIC = NODE_DIR / "static"
+MERMAID_LOCAL = (_MERMAID_STATIC / "mermaid" / "mermaid.esm.min.mjs").is_file()
+
+mermaid_version = json.loads(_NPM_LOCK.read_text())["packages"]["node_modules/mermaid"]["version"]
+if MERMAID_LOCAL:
+    html_static_path.append(str(_MERMAID_STATIC))
+    mermaid_use_local = "mermaid/mermaid.esm.min.mjs"  # relative to _static; resolved per page
+mermaid_include_elk = False  # the ELK layout would be another CDN import
+mermaid_d3_zoom = False  # d3 would come from the CDN (d3_use_local is not resolved per page)
+mermaid_cmd = str(NODE_DIR / "node_modules" / ".bin" / "mmdc")
+mermaid_params = [
+    "-p", str(NODE_DIR / "puppeteer.json"),  # the system Chromium (written by .ci/node-deps.sh)
+    "-c", str(ROOT / ".ci" / "npm" / "mermaid-pdf.json"),  # a CJK sans font for the labels
+    "--pdfFit", "-b", "white",
+]
+
+# -- LaTeX / PDF ------------------------------------------------------------------------------------------
 latex_engine = "xelatex"
+latex_documents = [(root_doc, "slimebook.tex", project, author, "manual")]
+latex_use_xindy = False  # makeindex is enough for this book; xindy is not in the Debian set we install
+latex_show_urls = "no"
+latex_elements = {
+    "papersize": "a4paper",
+    "pointsize": "10pt",
+    # Sphinx loads xeCJK for zh with xelatex (Latin text stays in FreeSerif/FreeSans/FreeMono);
+    # give xeCJK the Noto CJK fonts (Debian fonts-noto-cjk).
+    "preamble": r"""
+\setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
+\setCJKsansfont{Noto Sans CJK SC}
+\setCJKmonofont{Noto Sans Mono CJK SC}
+% circled digits ①…⑳ are not in FreeSerif Bold: let xeCJK set them in the CJK font
+\xeCJKDeclareCharClass{CJK}{"2460 -> "24FF}
+% inline code may break after "_" too (snake_case names in narrow table columns were clipped)
+\makeatletter
+\let\slimebook@underscore\_
+\protected\def\slimebook@breakableunderscore{\slimebook@underscore\hskip\z@skip}
+\let\slimebook@upquote\sphinxupquote
+\protected\def\sphinxupquote#1{{\let\_\slimebook@breakableunderscore\slimebook@upquote{#1}}}
+\makeatother
+% no table column narrower than a short identifier ("launcher" was clipped at tabulary's 10pt minimum)
+\setlength{\tymin}{5em}
+""",
+    # Long code lines wrap, even where they have no break point (URLs, long identifiers).
+    "sphinxsetup": "verbatimwrapslines=true, verbatimforcewraps=true, verbatimmaxunderfull=2",
+    "printindex": "",
+}
+
+
+def _report_mermaid(app) -> None:
+    if app.builder.format == "html" and not MERMAID_LOCAL:
+        from sphinx.util import logging
+
+        logging.getLogger("conf").info(
+            "slimebook: mermaid is not in %s (run `bash .ci/node-deps.sh`, needs npm); pages will load "
+            "mermaid %s from cdn.jsdelivr.net instead of _static.", _MERMAID_STATIC, mermaid_version)
+
+
+def _chinese_search_language():
+    """Sphinx 9.0's zh search writes ``window.Stemmer = ChineseStemmer`` but ships the English stemmer, so the
+    search page throws and finds nothing (sphinx-doc/sphinx#14229, fixed by #14416, not yet released). The JS
+    class name is built from ``language_name``: name the English stemmer it really uses."""
+    from sphinx.search.zh import SearchChinese
+
+    if SearchChinese.js_stemmer_rawcode != "english-stemmer.js" or SearchChinese.language_name == "English":
+        return None
+    return type("SearchChineseEnglishStemmer", (SearchChinese,), {"language_name": "English"})
+
+
+def setup(app):
+    app.connect("builder-inited", _report_mermaid)
+    if (fixed := _chinese_search_language()) is not None:
+        app.add_search_language(fixed)

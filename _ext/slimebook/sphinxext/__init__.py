@@ -16,4 +16,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     snapshot.setup(app)
     course.setup(app)
     guide.setup(app)
+    app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

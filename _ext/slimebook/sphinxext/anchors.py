@@ -1,0 +1,386 @@
+"""Stable anchors: every section has a readable ASCII id, and published anchors never silently vanish.
+
+Three parts, one direction of data:
+
+1. **Section ids** (``doctree-read``). Docutils turns a Chinese heading into ``id1``, ``id2``…, which change
+   when a section is inserted above. A section whose ids are all auto-generated (``id\\d+``) or non-ASCII gets
+   a warning at ``doc:line`` (``-W`` fails); the fix is a MyST label ``(guide-xxx)=`` before the heading.
+   With ``slimebook_anchors_policy = "explicit"`` only an explicit label counts, not an id derived from an
+   ASCII title.
+2. **Collection.** Per document, the anchors worth publishing are gathered at read time, kept on the
+   environment (purged and merged: parallel-read safe). Kinds are pluggable through the event
+   ``slimebook-doc-anchors(app, docname, doctree) -> iterable of (kind, id)``; built in are ``section``
+   (the label, else the first stable id), ``experiment`` (``exp-…``) and ``source`` (``src-…``). Pages that
+   are not documents (generated in ``html-collect-pages``) answer ``slimebook-page-anchors(app) -> iterable of
+   (pagename, kind, id)`` when a check or update asks.
+3. **Manifest and redirects.** ``slimebook_anchors_manifest`` (``page#id kind`` per line) lists the published
+   anchors; ``slimebook_anchors_redirects`` (``old new`` per line, each ``page#id`` or ``page``) says where a
+   removed one went. With ``slimebook_anchors_mode = "check"`` the build fails (status 1) for a published
+   anchor that is gone without a working redirect; ``"update"`` rewrites the manifest. HTML output honours the
+   redirects: an id moved within its page is kept as an extra id on the new target, one moved to another page
+   gets a tiny ``location.hash`` script, and a removed page becomes a redirect page.
+
+The manifest and redirect functions (``parse_manifest``, ``format_manifest``, ``parse_redirects``,
+``check_anchors``) know nothing of Sphinx.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.errors import ConfigError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+AUTO_ID = re.compile(r"id\d+\Z")
+MODES = ("off", "check", "update")
+POLICIES = ("ascii", "explicit")
+_ENV = "slimebook_anchors"
+
+
+def is_stable(anchor: str) -> bool:
+    """An id a reader can keep: ASCII and not one of docutils' counters (``id1``, ``id2``…)."""
+    return anchor.isascii() and not AUTO_ID.match(anchor)
+
+
+# -- manifest and redirects (no Sphinx) ---------------------------------------------------------------
+@dataclass(frozen=True, order=True)
+class Anchor:
+    """One published anchor: ``page`` (docname or generated page name), ``id``, ``kind``."""
+
+    page: str
+    id: str
+    kind: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.page}#{self.id}"
+
+
+MANIFEST_HEADER = """\
+# Published anchors of the book: "page#id kind", one per line, sorted.
+# Rewritten by `make anchors-update`. `make anchors-check` fails when one of them disappears
+# without a line "old new" in sources/redirects.txt.
+"""
+
+
+def _lines(text: str) -> Iterator[tuple[int, list[str]]]:
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            yield n, line.split()
+
+
+def parse_manifest(text: str) -> dict[str, str]:
+    """``{"page#id": kind}`` from a manifest's text."""
+    found: dict[str, str] = {}
+    for n, fields in _lines(text):
+        if len(fields) != 2 or "#" not in fields[0]:
+            raise ValueError(f"manifest line {n}: expected 'page#id kind', got {' '.join(fields)!r}")
+        found[fields[0]] = fields[1]
+    return found
+
+
+def format_manifest(anchors: Iterable[Anchor]) -> str:
+    return MANIFEST_HEADER + "".join(f"{a.key} {a.kind}\n" for a in sorted(set(anchors)))
+
+
+def parse_redirects(text: str) -> dict[str, str]:
+    """``{old: new}``; each side is ``page#id`` or a bare ``page``."""
+    found: dict[str, str] = {}
+    for n, fields in _lines(text):
+        if len(fields) != 2:
+            raise ValueError(f"redirects line {n}: expected 'old new', got {' '.join(fields)!r}")
+        old, new = fields
+        if old in found:
+            raise ValueError(f"redirects line {n}: {old!r} is redirected twice")
+        found[old] = new
+    return found
+
+
+def _split(target: str) -> tuple[str, str]:
+    page, _, anchor = target.partition("#")
+    return page, anchor
+
+
+def resolve(target: str, present: dict[str, set[str]], redirects: dict[str, str],
+            _seen: frozenset[str] = frozenset()) -> str | None:
+    """Follow redirects from ``target`` to something present (``page`` or ``page#id``); None if broken.
+
+    A redirect of a whole page (``old-page new-page``) carries its ids along: ``old-page#x`` goes to
+    ``new-page#x`` when that exists, else to ``new-page`` itself.
+    """
+    if target in _seen:
+        return None  # a cycle
+    seen = _seen | {target}
+    page, anchor = _split(target)
+    if page in present and (not anchor or anchor in present[page]):
+        return target
+    if target in redirects:
+        return resolve(redirects[target], present, redirects, seen)
+    if anchor and page in redirects:
+        new_page = _split(redirects[page])[0]
+        return (resolve(f"{new_page}#{anchor}", present, redirects, seen)
+                or resolve(redirects[page], present, redirects, seen))
+    return None
+
+
+def check_anchors(published: dict[str, str], present: dict[str, set[str]],
+                  redirects: dict[str, str]) -> list[str]:
+    """Problems (sentences) for published anchors that are gone without a redirect that works."""
+    problems = []
+    for key, kind in sorted(published.items()):
+        if resolve(key, present, redirects) is not None:
+            continue
+        if key in redirects:
+            problems.append(f"published {kind} anchor {key} is gone and its redirect to {redirects[key]} "
+                            f"leads nowhere")
+        else:
+            problems.append(f"published {kind} anchor {key} is gone; add a line '{key} <new-page#new-id>' "
+                            f"to the redirects file (or run `make anchors-update` if dropping it is intended)")
+    for old, new in sorted(redirects.items()):
+        if resolve(new, present, redirects) is None:
+            problems.append(f"redirect {old} -> {new}: the target does not exist")
+    return problems
+
+
+# -- section ids and collection (read time) ---------------------------------------------------------------
+def _explicit_ids(document: nodes.document, node: nodes.Element) -> list[str]:
+    return [document.nameids[name] for name in node["names"]
+            if document.nametypes.get(name) and document.nameids.get(name) in node["ids"]]
+
+
+def section_anchor(document: nodes.document, section: nodes.section, policy: str = "ascii") -> str | None:
+    """The id to publish for ``section``: an explicit label first, else (policy ``ascii``) a stable id."""
+    explicit = [i for i in _explicit_ids(document, section) if is_stable(i)]
+    if explicit:
+        return explicit[0]
+    if policy == "explicit":
+        return None
+    stable = [i for i in section["ids"] if is_stable(i)]
+    return stable[0] if stable else None
+
+
+def _location(section: nodes.section) -> Any:
+    title = section.next_node(nodes.title)
+    return title if title is not None and title.line else section
+
+
+def _sections(app: Sphinx, docname: str, doctree: nodes.document) -> Iterator[tuple[str, str]]:
+    policy = app.config.slimebook_anchors_policy
+    for section in doctree.findall(nodes.section):
+        anchor = section_anchor(doctree, section, policy)
+        if anchor is not None:
+            yield "section", anchor
+            continue
+        title = section.next_node(nodes.title)
+        need = "an explicit label" if policy == "explicit" else "a readable ASCII id"
+        logger.warning(
+            "section %r has no stable anchor (ids: %s); it needs %s: put a MyST label such as "
+            "'(guide-…)=' on the line before the heading",
+            title.astext() if title is not None else "?", ", ".join(section["ids"]) or "none", need,
+            location=_location(section), type="slimebook", subtype="anchor",
+        )
+
+
+def _experiments_and_sources(app: Sphinx, docname: str, doctree: nodes.document) -> Iterator[tuple[str, str]]:
+    for node in doctree.findall(nodes.container):
+        classes = node["classes"]
+        if "slime-source" in classes and node["ids"]:
+            yield "source", node["ids"][0]
+        elif {"experiment-code", "experiment-output"} & set(classes):
+            yield from (("experiment", i) for i in node["ids"] if i.startswith("exp-"))
+
+
+def _collect(app: Sphinx, doctree: nodes.document) -> None:
+    """``doctree-read``: warn about unstable sections, record this document's anchors and stable ids."""
+    env = app.env
+    docname = env.docname
+    anchors: set[tuple[str, str]] = set()
+    for result in app.events.emit("slimebook-doc-anchors", docname, doctree):
+        anchors.update((kind, anchor) for kind, anchor in result or ())
+    env.__dict__.setdefault(_ENV, {})[docname] = {
+        "anchors": sorted(anchors),
+        # every stable id on the page; directives may set node["ids"] without registering them in doctree.ids
+        "ids": sorted({i for node in doctree.findall(nodes.Element) for i in node["ids"] if is_stable(i)}
+                      | {i for i in doctree.ids if is_stable(i)}),
+    }
+
+
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    env.__dict__.get(_ENV, {}).pop(docname, None)
+
+
+def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+    mine = env.__dict__.setdefault(_ENV, {})
+    for docname, data in other.__dict__.get(_ENV, {}).items():
+        if docname in docnames:
+            mine[docname] = data
+
+
+def current_anchors(app: Sphinx) -> tuple[set[Anchor], dict[str, set[str]]]:
+    """(anchors to publish, every stable id per page) of the whole book, documents and generated pages."""
+    data = app.env.__dict__.get(_ENV, {})
+    anchors = {Anchor(doc, anchor, kind) for doc, d in data.items() for kind, anchor in d["anchors"]}
+    present = {doc: set(d["ids"]) for doc, d in data.items()}
+    for result in app.events.emit("slimebook-page-anchors"):
+        for page, kind, anchor in result or ():
+            anchors.add(Anchor(page, anchor, kind))
+            present.setdefault(page, set()).add(anchor)
+    return anchors, present
+
+
+# -- manifest check / update (build-finished) --------------------------------------------------------
+def _path(app: Sphinx, value: str) -> Path | None:
+    return Path(app.confdir, value) if value else None
+
+
+def load_redirects(app: Sphinx) -> dict[str, str]:
+    path = _path(app, app.config.slimebook_anchors_redirects)
+    if path is None or not path.is_file():
+        return {}
+    try:
+        return parse_redirects(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ConfigError(f"slimebook: {path}: {exc}") from exc
+
+
+def _finish(app: Sphinx, exc: Exception | None) -> None:
+    mode = app.config.slimebook_anchors_mode
+    if exc is not None or mode == "off":
+        return
+    manifest = _path(app, app.config.slimebook_anchors_manifest)
+    if manifest is None:
+        raise ConfigError("slimebook: slimebook_anchors_mode needs slimebook_anchors_manifest")
+    anchors, present = current_anchors(app)
+    published = parse_manifest(manifest.read_text(encoding="utf-8")) if manifest.is_file() else {}
+    redirects = load_redirects(app)
+    if mode == "update":
+        # A ratchet: what was published stays published while it still resolves (itself or by a redirect);
+        # only an anchor that is gone without a redirect leaves the manifest.
+        kept = {key: kind for key, kind in published.items() if resolve(key, present, redirects) is not None}
+        anchors |= {Anchor(*_split(key), kind) for key, kind in kept.items()}
+        dropped = sorted(set(published) - set(kept))
+        manifest.write_text(format_manifest(anchors), encoding="utf-8")
+        logger.info("anchors: wrote %d anchors to %s (%d new, %d dropped%s)", len(anchors), manifest,
+                    len({a.key for a in anchors} - set(published)), len(dropped),
+                    ": " + ", ".join(dropped) if dropped else "")
+        return
+    problems = check_anchors(published, present, redirects)
+    for problem in problems:
+        logger.error("anchors: %s", problem, type="slimebook", subtype="anchor")
+    new = sorted(a.key for a in anchors if a.key not in published)
+    if new:
+        logger.info("anchors: %d anchors are not in %s yet (`make anchors-update` adds them): %s",
+                    len(new), manifest.name, ", ".join(new[:10]) + (" …" if len(new) > 10 else ""))
+    if problems:
+        app.statuscode = 1
+    else:
+        logger.info("anchors: all %d published anchors resolve", len(published))
+
+
+# -- redirects in the HTML output ------------------------------------------------------------------------
+def _redirect_script(mapping: dict[str, str], default: str | None = None) -> str:
+    """A script sending ``#old`` to ``mapping[old]`` (else to ``default``, if any)."""
+    data = json.dumps(mapping, sort_keys=True).replace("</", "<\\/")
+    fallback = json.dumps(default).replace("</", "<\\/")
+    return ("<script>(function(){var m=" + data + ",d=" + fallback + ",h=decodeURIComponent(location.hash.slice(1));"
+            "var t=Object.prototype.hasOwnProperty.call(m,h)?m[h]:d;if(t){location.replace(t);}})();</script>\n")
+
+
+def _moves(app: Sphinx) -> dict[str, dict[str, str]]:
+    """{old page: {old id, or "" for the page itself: new target}} from the redirects file."""
+    moves: dict[str, dict[str, str]] = {}
+    for old, new in load_redirects(app).items():
+        page, anchor = _split(old)
+        moves.setdefault(page, {})[anchor] = new
+    return moves
+
+
+def _uri(app: Sphinx, frompage: str, target: str) -> str:
+    page, anchor = _split(target)
+    uri = app.builder.get_relative_uri(frompage, page)
+    return f"{uri}#{anchor}" if anchor else uri
+
+
+def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
+              removed: set[str]) -> list[str]:
+    """``env-get-outdated``: pages whose redirect lines changed are rebuilt."""
+    moves = load_redirects(app)
+    before = env.__dict__.get("slimebook_redirects", {})
+    env.slimebook_redirects = moves  # type: ignore[attr-defined]
+    touched = {k for k in moves.keys() | before.keys() if moves.get(k) != before.get(k)}
+    return sorted({_split(k)[0] for k in touched} & env.found_docs)
+
+
+def _apply_redirects(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """``doctree-resolved``: keep a moved id alive on this page."""
+    if app.builder.format != "html":
+        return
+    elsewhere: dict[str, str] = {}
+    for old_id, new in _moves(app).get(docname, {}).items():
+        if not old_id or old_id in doctree.ids:
+            continue
+        page, new_id = _split(new)
+        target = doctree.ids.get(new_id) if page == docname and new_id else None
+        if target is not None:  # same page: the old id becomes a second id of the new target
+            target["ids"].append(old_id)
+            doctree.ids[old_id] = target
+        else:
+            elsewhere[old_id] = _uri(app, docname, new)
+    if elsewhere:
+        doctree += nodes.raw("", _redirect_script(elsewhere), format="html")
+
+
+def _redirect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """``html-collect-pages``: a page that no longer exists becomes a redirect page."""
+    for page, ids in sorted(_moves(app).items()):
+        if page in app.env.found_docs:
+            continue
+        default = ids.get("") or _split(next(iter(ids.values())))[0]
+        href = _uri(app, page, default)
+        body = (f'<p>本页已移动到 <a href="{html.escape(href)}">{html.escape(default)}</a>。</p>\n'
+                + _redirect_script({i: _uri(app, page, new) for i, new in ids.items() if i}, href))
+        context = {"title": "本页已移动", "body": body,
+                   "metatags": f'<meta http-equiv="refresh" content="1; url={html.escape(href)}">'}
+        yield page, context, "page.html"
+
+
+def _check_config(app: Sphinx, config: Any) -> None:
+    if config.slimebook_anchors_mode not in MODES:
+        raise ConfigError(f"slimebook_anchors_mode must be one of {MODES}, not {config.slimebook_anchors_mode!r}")
+    if config.slimebook_anchors_policy not in POLICIES:
+        raise ConfigError(f"slimebook_anchors_policy must be one of {POLICIES}, "
+                          f"not {config.slimebook_anchors_policy!r}")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the section check, the collectors, the manifest check and the HTML redirects."""
+    app.add_config_value("slimebook_anchors_policy", "ascii", "env", types=[str])
+    app.add_config_value("slimebook_anchors_manifest", "", "", types=[str])
+    app.add_config_value("slimebook_anchors_redirects", "", "html", types=[str])
+    app.add_config_value("slimebook_anchors_mode", "off", "", types=[str])
+    app.add_event("slimebook-doc-anchors")
+    app.add_event("slimebook-page-anchors")
+    app.connect("config-inited", _check_config)
+    app.connect("slimebook-doc-anchors", _sections)
+    app.connect("slimebook-doc-anchors", _experiments_and_sources)
+    app.connect("doctree-read", _collect)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("doctree-resolved", _apply_redirects)
+    app.connect("html-collect-pages", _redirect_pages)
+    app.connect("build-finished", _finish)
+    # env_version: bump when the data kept on the environment changes shape (Sphinx then re-reads everything)
+    return {"version": "1", "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

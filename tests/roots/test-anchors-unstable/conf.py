@@ -1,0 +1,2 @@
+extensions = ["myst_parser", "slimebook.sphinxext.anchors"]
+exclude_patterns = ["_build"]

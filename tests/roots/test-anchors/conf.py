@@ -1,0 +1,5 @@
+extensions = ["myst_parser", "slimebook"]
+slimebook_lock = "sources.toml"  # written by the test: it points at a repository the test builds
+slimebook_anchors_manifest = "anchors.txt"
+slimebook_anchors_redirects = "redirects.txt"
+exclude_patterns = ["_build"]

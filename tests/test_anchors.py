@@ -1,0 +1,215 @@
+"""Stable anchors: unstable section ids warn at doc:line; the manifest gate fails on a removed anchor and
+passes after a section is inserted above others or when a redirect covers the removal."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+from sphinx.testing.util import SphinxTestApp
+
+from conftest import SourceRepo, copy_root
+from slimebook.sphinxext.anchors import (
+    MANIFEST_HEADER,
+    Anchor,
+    check_anchors,
+    format_manifest,
+    parse_manifest,
+    parse_redirects,
+    resolve,
+)
+
+
+# -- the pure functions ----------------------------------------------------------------------------------
+def test_manifest_round_trip_is_sorted_and_deduplicated() -> None:
+    text = format_manifest([Anchor("b", "x", "section"), Anchor("a", "y", "source"), Anchor("b", "x", "section")])
+    assert text == MANIFEST_HEADER + "a#y source\nb#x section\n"
+    assert parse_manifest(text) == {"a#y": "source", "b#x": "section"}
+
+
+@pytest.mark.parametrize("bad", ["a#b", "a section", "a#b c d"])
+def test_manifest_lines_are_validated(bad: str) -> None:
+    with pytest.raises(ValueError, match="line 1"):
+        parse_manifest(bad + "\n")
+
+
+def test_redirects_parse_and_reject_duplicates() -> None:
+    assert parse_redirects("# c\nold#a new#b\nold-page new-page\n") == {"old#a": "new#b", "old-page": "new-page"}
+    with pytest.raises(ValueError, match="twice"):
+        parse_redirects("a#x b#y\na#x c#z\n")
+
+
+def test_resolve_follows_anchor_page_and_chained_redirects() -> None:
+    present = {"p": {"a", "b"}, "q": {"a"}}
+    assert resolve("p#a", present, {}) == "p#a"
+    assert resolve("p#gone", present, {"p#gone": "p#b"}) == "p#b"
+    assert resolve("old#a", present, {"old": "q"}) == "q#a"  # a moved page keeps its ids…
+    assert resolve("old#z", present, {"old": "q"}) == "q"  # …or lands on the new page itself
+    assert resolve("p#x", present, {"p#x": "p#y", "p#y": "q#a"}) == "q#a"
+    assert resolve("p#x", present, {"p#x": "p#y", "p#y": "p#x"}) is None  # a cycle
+    assert resolve("p#x", present, {}) is None
+
+
+def test_check_names_every_broken_anchor_and_redirect() -> None:
+    present = {"p": {"a"}}
+    problems = check_anchors({"p#a": "section", "p#gone": "section", "p#moved": "source"}, present,
+                             {"p#moved": "p#nowhere"})
+    assert len(problems) == 3
+    assert "p#gone is gone" in problems[0]
+    assert "p#moved is gone and its redirect to p#nowhere leads nowhere" in problems[1]
+    assert "redirect p#moved -> p#nowhere: the target does not exist" in problems[2]
+    assert check_anchors({"p#a": "section"}, present, {}) == []
+
+
+# -- section ids -----------------------------------------------------------------------------------------
+def _app(src: Path, **overrides: object) -> SphinxTestApp:
+    app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO(), confoverrides=overrides)
+    app.build()
+    return app
+
+
+def _section_ids(app: SphinxTestApp, docname: str) -> dict[str, list[str]]:
+    doctree = app.env.get_doctree(docname)
+    return {s.next_node(nodes.title).astext(): list(s["ids"]) for s in doctree.findall(nodes.section)}
+
+
+def test_unstable_sections_warn_at_doc_line(tmp_path: Path) -> None:
+    app = _app(copy_root("anchors-unstable", tmp_path))
+    try:
+        ids = _section_ids(app, "index")
+        warnings = app._warning.getvalue()
+    finally:
+        app.cleanup()
+    # Chinese headings without a label only get counters (and a non-ASCII slug): unstable.
+    assert all(re.fullmatch(r"id\d+", i) for i in ids["没有标签的小节"] if i.isascii())
+    assert "unstable-labelled" in ids["有标签的小节"]
+    assert "an-english-title" in ids["An English title"]
+    flagged = re.findall(r"index\.md:(\d+): WARNING: section '([^']+)' has no stable anchor", warnings)
+    assert flagged == [("4", "没有标签的小节"), ("11", "另一个没有标签的小节"), ("15", "第三层")]
+    assert warnings.count("[slimebook.anchor]") == 3
+
+
+def test_explicit_policy_also_flags_title_derived_ids(tmp_path: Path) -> None:
+    app = _app(copy_root("anchors-unstable", tmp_path), slimebook_anchors_policy="explicit")
+    try:
+        warnings = app._warning.getvalue()
+    finally:
+        app.cleanup()
+    assert "section 'An English title' has no stable anchor" in warnings
+    assert "section '有标签的小节'" not in warnings
+
+
+# -- the manifest gate on a book with sections, an experiment and an excerpt --------------------------------
+@pytest.fixture
+def book(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch):
+    """A copy of test-anchors against the fixture pin, with its manifest written by an ``update`` build."""
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("anchors", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    app = _app(src, slimebook_anchors_mode="update")
+    app.cleanup()
+    assert app.statuscode == 0, app._warning.getvalue()
+    return src
+
+
+def _check(src: Path) -> tuple[int, str, SphinxTestApp]:
+    app = _app(src, slimebook_anchors_mode="check")
+    app.cleanup()
+    return app.statuscode, app._warning.getvalue(), app
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_update_writes_every_kind_of_anchor(book: Path) -> None:
+    published = parse_manifest((book / "anchors.txt").read_text(encoding="utf-8"))
+    assert published == {
+        "gone#anchors-gone": "section",
+        "guide#anchors-guide": "section",
+        "guide#anchors-guide-first": "section",
+        "guide#anchors-guide-second": "section",
+        "index#anchors-gather": "section",
+        "index#anchors-home": "section",
+        "index#anchors-loop": "section",
+        "index#exp-hello": "experiment",
+        "index#exp-hello-output": "experiment",
+        "index#plain-english-title": "section",
+        "index#src-pkg-mod-py-l4-6": "source",
+    }
+
+
+def test_unchanged_book_passes(book: Path) -> None:
+    status, warnings, _ = _check(book)
+    assert status == 0, warnings
+    assert "[slimebook.anchor]" not in warnings
+
+
+def test_removed_section_fails(book: Path) -> None:
+    _edit(book / "guide.md", "(anchors-guide-second)=\n## 第二节\n\n正文。\n", "")
+    status, warnings, _ = _check(book)
+    assert status == 1
+    assert "published section anchor guide#anchors-guide-second is gone" in warnings
+
+
+def test_section_inserted_above_passes_and_keeps_ids(book: Path) -> None:
+    _edit(book / "guide.md", "(anchors-guide-first)=\n", "(anchors-guide-zero)=\n## 第零节\n\n新的一节。\n\n"
+          "(anchors-guide-first)=\n")
+    _edit(book / "index.md", "(anchors-loop)=\n", "(anchors-intro)=\n## 引言\n\n(anchors-loop)=\n")
+    status, warnings, app = _check(book)
+    assert status == 0, warnings
+    assert "2 anchors are not in anchors.txt yet" in app._status.getvalue()  # new ones: reported, not failed
+    page = (app.outdir / "guide.html").read_text(encoding="utf-8")
+    for anchor in ("anchors-guide-zero", "anchors-guide-first", "anchors-guide-second"):
+        assert f'id="{anchor}"' in page
+
+
+def test_redirects_cover_removals_and_work_in_html(book: Path) -> None:
+    # same page: a section removed, its id redirected to a sibling
+    _edit(book / "guide.md", "(anchors-guide-second)=\n## 第二节\n\n正文。\n", "")
+    # another page: a section moved out of index
+    _edit(book / "index.md", "(anchors-gather)=\n## gather 与任务\n", "## gather 与任务\n")
+    # a removed page
+    (book / "gone.md").unlink()
+    _edit(book / "index.md", "guide\ngone\n", "guide\n")
+    (book / "redirects.txt").write_text(
+        "guide#anchors-guide-second guide#anchors-guide-first\n"
+        "index#anchors-gather guide#anchors-guide\n"
+        "gone index\n", encoding="utf-8")
+    status, warnings, app = _check(book)
+    assert status == 0, warnings
+
+    guide = (app.outdir / "guide.html").read_text(encoding="utf-8")
+    assert 'id="anchors-guide-second"' in guide  # kept as a second id of the target section
+    index = (app.outdir / "index.html").read_text(encoding="utf-8")
+    assert '{"anchors-gather": "guide.html#anchors-guide"}' in index
+    gone = (app.outdir / "gone.html").read_text(encoding="utf-8")
+    assert '<meta http-equiv="refresh" content="1; url=index.html">' in gone
+    assert '"gone": ' not in gone  # no anchor map beyond the page's own ids
+
+    # a redirect into nothing is itself a failure
+    (book / "redirects.txt").write_text("guide#anchors-guide-second guide#nowhere\nindex#anchors-gather "
+                                        "guide#anchors-guide\ngone index\n", encoding="utf-8")
+    status, warnings, _ = _check(book)
+    assert status == 1
+    assert "guide#anchors-guide-second is gone and its redirect to guide#nowhere leads nowhere" in warnings
+
+
+def test_update_is_a_ratchet(book: Path) -> None:
+    """An update keeps what still resolves (also through a redirect) and drops only what is gone."""
+    _edit(book / "guide.md", "(anchors-guide-second)=\n## 第二节\n\n正文。\n", "")  # gone, redirected
+    _edit(book / "guide.md", "(anchors-guide-first)=\n## 第一节\n\n正文。\n", "")  # gone for good
+    (book / "redirects.txt").write_text("guide#anchors-guide-second guide#anchors-guide\n", encoding="utf-8")
+    app = _app(book, slimebook_anchors_mode="update")
+    app.cleanup()
+    published = parse_manifest((book / "anchors.txt").read_text(encoding="utf-8"))
+    assert "guide#anchors-guide-second" in published
+    assert "guide#anchors-guide-first" not in published
+    assert "1 dropped: guide#anchors-guide-first" in app._status.getvalue()
+    status, warnings, _ = _check(book)
+    assert status == 0, warnings

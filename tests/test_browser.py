@@ -1,0 +1,295 @@
+"""The HTML in a real browser: Playwright drives Debian's Chromium (/usr/bin/chromium, never a downloaded one)
+over pages served by a stdlib ``http.server`` thread on 127.0.0.1.
+
+Checked on a small ``sphinx.testing`` root (tests/roots/test-browser, against a git fixture built here): no
+console errors and no request leaving 127.0.0.1, mermaid blocks become SVG from ``_static``, the copy button
+copies an excerpt without its line numbers, and a quoted line holding ``<script>alert(1)</script>`` is text that
+runs nothing; Chinese ("事件循环") and English ("gather") searches find their pages. The same searches run on the
+real book when the pinned Slime commit is in the cache.
+
+Skips, saying why, without Playwright or /usr/bin/chromium; ``.ci/run`` installs both (Debian ``chromium``
+through ``.ci/system-deps.sh browser``, Playwright through the ``dev`` extra).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from io import StringIO
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+import pytest
+from sphinx.testing.util import SphinxTestApp
+
+from conftest import ROOT, SourceRepo, copy_root, git
+
+try:
+    from playwright.sync_api import Browser, Page, sync_playwright
+except ImportError:  # pragma: no cover - depends on the environment
+    sync_playwright = None
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+TIMEOUT_MS = 30_000
+
+pytestmark = [
+    pytest.mark.skipif(sync_playwright is None,
+                       reason="playwright is not installed (it is in the dev extra: pip install -e '.[dev]')"),
+    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
+                       reason=f"{CHROMIUM} is missing (Debian: `bash .ci/system-deps.sh browser`); "
+                              "the tests never let Playwright download a browser"),
+]
+
+
+def _mermaid_static() -> Path | None:
+    """The staged mermaid bundle (.ci/node-deps.sh), looked up before any test changes SLIMEBOOK_CACHE."""
+    out = subprocess.run(["bash", str(ROOT / ".ci" / "node-deps.sh"), "--dir"], capture_output=True, text=True,
+                         check=False).stdout.strip()
+    static = Path(out) / "static" if out else None
+    return static if static and (static / "mermaid" / "mermaid.esm.min.mjs").is_file() else None
+
+
+MERMAID_STATIC = _mermaid_static()
+
+# The fixture upstream: one file whose lines hold markup that must stay text.
+XSS_PY = textwrap.dedent('''\
+    def page():
+        html = "<script>alert(1)</script>"
+        other = '</code></pre><img src=x onerror="alert(2)">'
+        return html + other
+    ''')
+
+
+# -- serving and visiting ------------------------------------------------------------------------------
+class _Handler(SimpleHTTPRequestHandler):
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript",
+                      ".js": "text/javascript"}
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's signature
+        pass
+
+
+def serve(directory: Path) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(directory)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@dataclass
+class Visit:
+    """What one page did: console errors, uncaught exceptions, dialogs, requests (local and not)."""
+
+    page: Page
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+    @property
+    def foreign(self) -> list[str]:
+        return [u for u in self.requests if urlsplit(u).hostname not in ("127.0.0.1", None)
+                and not u.startswith(("data:", "blob:", "about:"))]
+
+    def assert_clean(self) -> None:
+        assert self.errors == [], self.errors
+        assert self.dialogs == [], self.dialogs
+        assert self.foreign == [], self.foreign
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def visit(browser: Browser) -> Iterator:
+    contexts = []
+
+    def _visit(url: str) -> Visit:
+        context = browser.new_context(locale="zh-CN")
+        origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        seen = Visit(page)
+        page.on("console", lambda m: seen.errors.append(f"console: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: seen.errors.append(f"pageerror: {e}"))
+        page.on("dialog", lambda d: (seen.dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: seen.requests.append(r.url))
+        # Nothing leaves the machine, even by mistake: foreign requests are recorded above and aborted here.
+        context.route("**/*", lambda route: route.continue_() if urlsplit(route.request.url).hostname == "127.0.0.1"
+                      else route.abort())
+        page.goto(url, wait_until="load")
+        return seen
+
+    yield _visit
+    for context in contexts:
+        context.close()
+
+
+def search(visit, base: str, query: str) -> tuple[Visit, list[str]]:
+    """Run Sphinx's search page for ``query``; return the visit and the result links (page paths)."""
+    seen = visit(f"{base}/search.html?q={quote(query)}")
+    seen.page.wait_for_selector("#search-results ul.search li, #search-results p", state="attached")
+    seen.page.wait_for_function("() => !document.querySelector('#search-progress')?.textContent.trim() || "
+                                "document.querySelectorAll('#search-results ul.search li').length > 0")
+    links = seen.page.eval_on_selector_all("#search-results ul.search li a",
+                                           "els => els.map(e => new URL(e.href).pathname)")
+    return seen, links
+
+
+# -- the fixture site ----------------------------------------------------------------------------------
+def _make_upstream(base: Path) -> SourceRepo:
+    repo = base / "upstream"
+    (repo / "pkg").mkdir(parents=True)
+    git("init", "--quiet", "--initial-branch=main", str(repo), cwd=base)
+    (repo / "pkg" / "xss.py").write_text(XSS_PY)
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "one", cwd=repo)
+    pin = git("rev-parse", "HEAD", cwd=repo).strip()
+    return SourceRepo(repo, pin, pin)
+
+
+def build_site(base: Path, node_dir: Path | None) -> SphinxTestApp:
+    """Build tests/roots/test-browser under ``base`` against a fixture upstream; mermaid from ``node_dir``
+    (a .ci/node-deps.sh base directory) or, with None, from nowhere local."""
+    from slimebook.lock import load_lock
+    from slimebook.store import SourceStore
+
+    upstream = _make_upstream(base)
+    src = copy_root("browser", base)
+    (src / "sources.toml").write_text(upstream.lock_text())
+    cache = base / "cache"
+    SourceStore(load_lock(src / "sources.toml"), root=cache).fetch()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SLIMEBOOK_CACHE", str(cache))
+        mp.setenv("SLIMEBOOK_TEST_BOOK_CONF", str(ROOT / "conf.py"))
+        mp.setenv("SLIMEBOOK_NODE", str(node_dir or base / "no-node"))
+        app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
+        try:
+            app.build()
+        finally:
+            app.cleanup()
+    return app
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    # the node directory as found before any test changed SLIMEBOOK_CACHE
+    app = build_site(tmp_path_factory.mktemp("browser"), MERMAID_STATIC.parent.parent if MERMAID_STATIC else None)
+    assert "ERROR" not in app._warning.getvalue(), app._warning.getvalue()
+    yield from serve(Path(app.outdir))
+
+
+def test_pages_load_without_errors_or_foreign_requests(site: str, visit) -> None:
+    for page in ("index.html", "loop.html", "gather.html", "search.html"):
+        seen = visit(f"{site}/{page}")
+        seen.page.wait_for_load_state("networkidle")
+        seen.assert_clean()
+        assert any(u.endswith(f"/{page}") for u in seen.requests)
+
+
+def test_mermaid_becomes_svg_from_static(site: str, visit) -> None:
+    if MERMAID_STATIC is None:
+        pytest.skip("mermaid is not staged in the cache (run `bash .ci/node-deps.sh`, needs npm); without it the "
+                    "pages load mermaid from the jsDelivr CDN, which this offline test refuses")
+    seen = visit(f"{site}/index.html")
+    # the diagram's labels end up inside the SVG (mermaid renders it off-screen first, then swaps it in)
+    seen.page.wait_for_function("() => [...document.querySelectorAll('.mermaid svg')]"
+                                ".some(s => s.textContent.includes('事件循环'))")
+    assert seen.page.locator(".mermaid svg").count() == 1
+    assert "flowchart" not in seen.page.locator(".mermaid").first.inner_text()  # no source text left over
+    if os.environ.get("SLIMEBOOK_SCREENSHOTS"):
+        seen.page.locator(".mermaid").first.screenshot(path=Path(os.environ["SLIMEBOOK_SCREENSHOTS"]) / "mermaid.png")
+    loaded = [u for u in seen.requests if "mermaid" in u and u.endswith(".mjs")]
+    assert any(u.endswith("/_static/mermaid/mermaid.esm.min.mjs") for u in loaded), loaded
+    seen.page.wait_for_load_state("networkidle")
+    seen.assert_clean()
+
+
+def test_copy_button_copies_code_without_line_numbers(site: str, visit) -> None:
+    seen = visit(f"{site}/index.html")
+    block = seen.page.locator(".slime-source .highlight").first
+    assert "2" in block.locator(".linenos").first.inner_text()  # line numbers are shown…
+    block.hover()
+    block.locator("button.copybtn").click()
+    copied = seen.page.evaluate("() => navigator.clipboard.readText()")
+    assert copied.rstrip("\n") == "\n".join(XSS_PY.splitlines()[1:4])  # …but not copied
+    seen.assert_clean()
+
+
+def test_markup_in_a_quoted_line_is_text_and_runs_nothing(site: str, visit) -> None:
+    seen = visit(f"{site}/index.html")
+    seen.page.wait_for_load_state("networkidle")
+    code = seen.page.locator(".slime-source pre").first.inner_text()
+    assert '"<script>alert(1)</script>"' in code
+    assert "<img src=x onerror=\"alert(2)\">" in code
+    # nothing became an element: no injected script or image, no dialog, no request for "x"
+    assert seen.page.evaluate("() => [...document.scripts].filter(s => s.textContent.includes('alert(')).length") == 0
+    assert seen.page.locator(".slime-source img").count() == 0
+    assert not [u for u in seen.requests if u.endswith("/x")]
+    seen.assert_clean()
+
+
+@pytest.mark.parametrize(("query", "page"), [("事件循环", "/loop.html"), ("gather", "/gather.html")])
+def test_search_finds_chinese_and_english_terms(site: str, visit, query: str, page: str) -> None:
+    seen, links = search(visit, site, query)
+    assert links and links[0] == page, links
+    seen.assert_clean()
+
+
+# -- the real book --------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from slimebook.lock import load_lock
+    from slimebook.store import SourceStore
+
+    store = SourceStore(load_lock(ROOT / "sources" / "sources.toml"))
+    if not store.is_present():
+        pytest.skip(f"the pinned Slime commit {store.lock.commit} is not in the source cache {store.root} "
+                    "(run `make sources`, with SLIME_SOURCE_URL set when offline)")
+    out = tmp_path_factory.mktemp("realbook")
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-d", str(out / "doctrees"), str(ROOT), str(out / "html")],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    yield from serve(out / "html")
+
+
+@pytest.mark.realbook
+@pytest.mark.parametrize(("query", "page"), [
+    ("事件循环", "/chapters/async/01-async-def.html"),
+    ("gather", "/chapters/async/03-tasks-gather.html"),
+])
+def test_real_book_search(book: str, visit, query: str, page: str) -> None:
+    seen, links = search(visit, book, query)
+    assert page in links[:3], links[:10]
+    seen.assert_clean()
+
+
+@pytest.mark.realbook
+def test_real_book_diagram_page_is_offline_and_clean(book: str, visit) -> None:
+    if MERMAID_STATIC is None:
+        pytest.skip("mermaid is not staged in the cache (run `bash .ci/node-deps.sh`)")
+    seen = visit(f"{book}/chapters/guide/walkthrough.html")
+    seen.page.wait_for_selector("pre.mermaid svg")
+    seen.page.wait_for_load_state("networkidle")
+    seen.assert_clean()
