@@ -1,15 +1,19 @@
-"""``slimebook`` command line: ``sources fetch | verify | show`` (and, as they land, ``scan``).
+"""``slimebook`` command line: ``sources fetch | verify | show | diff | repin`` and ``scan``.
 
-Exit codes: 0 success; 1 a check found problems (verify); 2 usage, lock or store errors.
+Exit codes: 0 success; 1 a check found problems (verify), or citations are left for the writer
+(diff, repin); 2 usage, lock or store errors.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import drift
 from .citations import find_citations
 from .excerpt import ExcerptError, read_excerpt
 from .lock import LockError, load_lock
@@ -75,6 +79,94 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- sources diff / repin (issue 7) ---------------------------------------------------------------
+def _citation_sources(args: argparse.Namespace) -> list[drift.CitationSource]:
+    """Where ``diff``/``repin`` find citations: the book's directives and roles.
+
+    Hook: the usage scanner's occurrence ids join here as one more :data:`drift.CitationSource`.
+    """
+    return [lambda: drift.book_citations(args.paths)]
+
+
+def _drift_report(args: argparse.Namespace, from_rev: str | None, to_rev: str):
+    """Resolve and fetch both commits, then check every citation; returns (lock, old, new, drifts)."""
+    lock = load_lock(args.lock, args.source)
+    old_sha = drift.resolve_commit(lock, from_rev) if from_rev else lock.commit
+    new_sha = drift.resolve_commit(lock, to_rev)
+    old, new = (SourceStore(dataclasses.replace(lock, commit=sha)) for sha in (old_sha, new_sha))
+    for store in (old, new):
+        store.fetch()
+    checker = drift.DriftChecker(old, new)
+    drifts = checker.check_all(c for source in _citation_sources(args) for c in source())
+    return lock, old, new, drifts
+
+
+def _print_drifts(drifts: list[drift.Drift], old: SourceStore, new: SourceStore, brief: bool) -> None:
+    for d in drifts:
+        print(f"{d.cited.where}: {d.cited.kind} {d.cited.describe()}: {d.summary()}")
+        if d.status is drift.Status.CHANGED and not brief:
+            for line in d.diff().splitlines():
+                print(f"    {line}")
+    counts = ", ".join(f"{n} {status}" for status, n in drift.summarize(drifts).items())
+    print(f"{len(drifts)} citations, {old.lock.short} → {new.lock.short}: {counts}")
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    _lock, old, new, drifts = _drift_report(args, args.from_rev, args.to_rev)
+    _print_drifts(drifts, old, new, args.brief)
+    return 1 if drift.needs_writer(drifts) else 0
+
+
+def cmd_repin(args: argparse.Namespace) -> int:
+    lock, old, new, drifts = _drift_report(args, None, args.commit)
+    _print_drifts(drifts, old, new, brief=True)
+    verb = "" if args.write else "would "
+    problems = 0
+    edits = drift.plan_edits(drifts)
+    results = drift.apply_edits(edits) if args.write else [(e, None) for e in edits]
+    for edit, problem in results:
+        if problem:
+            problems += 1
+            print(f"{edit.file}:{edit.line}: not rewritten: {problem}")
+        else:
+            print(f"{verb}rewrite {edit.describe()}")
+    if new.lock.commit == lock.commit:
+        print(f"{verb}leave {args.lock} as is: already pinned at {lock.commit}")
+    else:
+        print(f"{verb}set {args.lock} [{lock.name}] commit = {new.lock.commit}, previous_commit = {lock.commit}")
+        if args.write:
+            drift.update_lock_file(args.lock, lock.name, new.lock.commit, lock.commit)
+    left = drift.needs_writer(drifts)
+    for d in left:
+        print(f"{d.cited.where}: needs the writer: {d.status}: {d.cited.describe()}")
+    print(f"{len(edits) - problems} rewrites {'done' if args.write else 'planned'}, "
+          f"{len(left) + problems} citations left for the writer")
+    return 1 if left or problems else 0
+
+
+# -- scan (issue 8) ---------------------------------------------------------------------------------
+def cmd_scan(args: argparse.Namespace) -> int:
+    from .scan import format_stats, scan_store, write_json, write_tsv
+
+    store = _store(args)
+    store.require()
+    result = scan_store(store, jobs=args.jobs, cache=not args.no_cache)
+    to_stdout = False
+    for path, writer in ((args.json, write_json), (args.tsv, write_tsv)):
+        if path is None:
+            continue
+        if str(path) == "-":
+            to_stdout = True
+            writer(result, sys.stdout)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8") as stream:
+            writer(result, stream)
+    if args.stats or (args.json is None and args.tsv is None):
+        print(format_stats(result), file=sys.stderr if to_stdout else sys.stdout)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse tree of the ``slimebook`` command."""
     parser = argparse.ArgumentParser(prog="slimebook", description=__doc__.splitlines()[0])
@@ -91,6 +183,28 @@ def build_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="print PATH[:LINES] at the pin with line numbers")
     show.add_argument("target", metavar="PATH[:LINES]")
     show.set_defaults(func=cmd_show)
+    diff = sub.add_parser("diff", help="what every citation becomes at another commit")
+    diff.add_argument("--to", dest="to_rev", required=True, metavar="SHA", help="commit to compare with")
+    diff.add_argument("--from", dest="from_rev", metavar="SHA", help="commit the citations hold at "
+                      "(default: the lock's pin)")
+    diff.add_argument("--brief", action="store_true", help="no diffs of changed citations")
+    diff.add_argument("paths", nargs="*", default=[Path("chapters"), Path("index.md")], type=Path)
+    diff.set_defaults(func=cmd_diff)
+    repin = sub.add_parser("repin", help="move the pin: rewrite moved citations, list the rest")
+    repin.add_argument("commit", metavar="SHA", help="the new pin (abbreviations are resolved)")
+    repin.add_argument("--write", action="store_true", help="update the lock and the chapter files")
+    repin.add_argument("paths", nargs="*", default=[Path("chapters"), Path("index.md")], type=Path)
+    repin.set_defaults(func=cmd_repin)
+    scan = top.add_parser("scan", help="scan the pinned sources for concurrency APIs and async syntax")
+    scan.add_argument("--json", type=Path, metavar="PATH", help="write the scan as JSON ('-': stdout)")
+    scan.add_argument("--tsv", type=Path, metavar="PATH", help="write the records as TSV ('-': stdout)")
+    scan.add_argument("--stats", action="store_true",
+                      help="print counts by kind and category, files, distinct API names, errors "
+                           "(the default when no output is asked for)")
+    scan.add_argument("--jobs", type=int, default=None, metavar="N",
+                      help="worker processes for files not in the cache (default: all cores)")
+    scan.add_argument("--no-cache", action="store_true", help="neither read nor write the scan cache")
+    scan.set_defaults(func=cmd_scan)
     return parser
 
 
@@ -102,6 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (LockError, SourceError) as exc:
         print(f"slimebook: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `slimebook sources show … | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -31,6 +31,9 @@ class SourceLock:
         commit: the full 40-hex sha of the pin.
         license: SPDX identifier of the upstream license.
         blob_url: permalink template with ``{commit}``, ``{path}`` and ``{anchor}`` fields.
+        previous_commit: the full 40-hex sha of the pin before the last re-pin
+            (``slimebook sources repin --write`` records it), or None when the lock has no
+            ``previous_commit`` field. The generated source-check page compares against it.
     """
 
     name: str
@@ -38,6 +41,7 @@ class SourceLock:
     commit: str
     license: str
     blob_url: str
+    previous_commit: str | None = None
 
     @property
     def short(self) -> str:
@@ -66,9 +70,11 @@ class SourceLock:
 def load_lock(path: str | Path, name: str = "slime") -> SourceLock:
     """Read entry ``name`` from the TOML lock at ``path``.
 
+    The optional ``previous_commit`` field, when present, must be a full 40-hex sha too.
+
     Raises:
         LockError: the file is missing or not TOML, the entry or a field is missing, or the commit
-            is not a full lowercase 40-hex sha.
+            (or ``previous_commit``) is not a full lowercase 40-hex sha.
     """
     path = Path(path)
     try:
@@ -85,4 +91,7 @@ def load_lock(path: str | Path, name: str = "slime") -> SourceLock:
         raise LockError(f"{path}: [{name}] lacks {', '.join(missing)}")
     if not _SHA_RE.fullmatch(entry["commit"]):
         raise LockError(f"{path}: [{name}] commit must be a full 40-hex sha, got {entry['commit']!r}")
-    return SourceLock(name=name, **{key: entry[key] for key in _REQUIRED})
+    previous = entry.get("previous_commit")
+    if previous is not None and not (isinstance(previous, str) and _SHA_RE.fullmatch(previous)):
+        raise LockError(f"{path}: [{name}] previous_commit must be a full 40-hex sha, got {previous!r}")
+    return SourceLock(name=name, **{key: entry[key] for key in _REQUIRED}, previous_commit=previous)

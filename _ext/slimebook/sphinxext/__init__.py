@@ -7,7 +7,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import course, guide, snapshot, source
+from . import course, guide, snapshot, source, sourcecheck
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -16,5 +16,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     snapshot.setup(app)
     course.setup(app)
     guide.setup(app)
+    sourcecheck.setup(app)
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

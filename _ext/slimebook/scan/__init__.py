@@ -1,0 +1,64 @@
+"""The usage scanner (issue 8): where the pinned Slime source uses concurrency APIs and async syntax.
+
+Pipeline position: ``store`` → **scan** → pages. The scanner reads files from a
+:class:`~slimebook.store.SourceStore` (or any text), parses them with libcst (whose native parser
+accepts the Python 3.0–3.14 grammars whatever interpreter runs, so results do not depend on the
+running Python), and never imports or executes scanned code. It knows nothing of Sphinx.
+
+Entry points:
+
+* :func:`scan_store` → :class:`ScanResult` (``.records``, ``.files``, ``.errors``, ``.version``):
+  every ``*.py`` file at the pin plus the fenced Python blocks of its Markdown files, cached per
+  (blob id, scanner version) and scanned on all cores when cold (:mod:`.runner`).
+* :func:`scan_code` / :func:`scan_markdown`: one file's content, no store, no cache.
+
+Record ids (:func:`~slimebook.scan.records.occurrence_id`): ``occ-`` + the first 12 hex digits of
+SHA-1 over (path, scope, kind, name, ordinal), the ordinal counting earlier records of the same
+file with the same (scope, kind, name) in position order. Lines are not part of the key: an id
+survives lines inserted above it and a re-pin that leaves its function alone.
+
+Modules: :mod:`.categories` (the data table), :mod:`.records` (schema, ids, writers),
+:mod:`.imports` (scopes and the import table), :mod:`.evidence` (receiver types),
+:mod:`.visitor` (the walk), :mod:`.positions` (spans), :mod:`.docs` (Markdown blocks),
+:mod:`.runner` (cache and processes).
+"""
+
+from __future__ import annotations
+
+from .categories import CATEGORIES
+from .docs import scan_markdown
+from .records import (
+    RECORD_FIELDS,
+    SCHEMA_VERSION,
+    Occurrence,
+    ScanError,
+    ScannedFile,
+    ScanResult,
+    format_stats,
+    write_json,
+    write_tsv,
+)
+from .runner import SCANNER_VERSION, ScanItem, default_cache_dir, scan_items, scan_store, scanner_version
+from .visitor import FileScan, scan_code
+
+__all__ = [
+    "CATEGORIES",
+    "RECORD_FIELDS",
+    "SCANNER_VERSION",
+    "SCHEMA_VERSION",
+    "FileScan",
+    "Occurrence",
+    "ScanError",
+    "ScanItem",
+    "ScanResult",
+    "ScannedFile",
+    "default_cache_dir",
+    "format_stats",
+    "scan_code",
+    "scan_items",
+    "scan_markdown",
+    "scan_store",
+    "scanner_version",
+    "write_json",
+    "write_tsv",
+]

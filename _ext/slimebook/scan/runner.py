@@ -1,0 +1,270 @@
+"""Running a scan over the store: the per-file cache and the process pool.
+
+Cache: one JSON file per (blob id, scanner version, source kind) under
+``slimebook.store.cache_root() / "scan" / <scanner version> / <blob[:2]> / <blob[2:]>.<code|doc>.json``,
+outside the work tree. An entry holds the path-independent result of a file (raw records, status,
+error), so two paths with the same content share it; paths and ids are added when results are
+assembled. Entries are written atomically (a temporary file in the same directory, then
+``os.replace``), so a reader never sees half an entry and concurrent scans may race harmlessly.
+A warm scan lists the pinned tree (``git ls-tree``, for the blob ids) and reads only cache entries.
+
+Cold files are scanned in a :class:`~concurrent.futures.ProcessPoolExecutor` with one worker per
+available core (``fork`` start method where the platform has it, so workers inherit the imported
+libcst); the parent reads the blobs and sends their bytes; workers write their cache entries. A
+worker killed by the native parser is survived: the files left are rescanned one process each and
+the culprit is reported as an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ..store import cache_root
+from .categories import table_digest
+from .docs import scan_markdown
+from .records import Occurrence, ScanError, ScannedFile, ScanResult, assign_ids
+from .visitor import FileScan, scan_code
+
+__all__ = ["SCANNER_VERSION", "ScanItem", "default_cache_dir", "scan_items", "scan_store", "scanner_version"]
+
+#: Bump when the meaning of the output changes (any edit of the table or of the scanner's source
+#: changes :func:`scanner_version` by itself, so a stale cache entry is never read).
+SCANNER_VERSION = "1"
+
+
+@lru_cache(maxsize=1)
+def scanner_version() -> str:
+    """The cache key's version: ``SCANNER_VERSION``, a digest of the category table and of the
+    scanner's own source files, and the libcst version, e.g. ``1.3f2a9c01.libcst1.9.0``."""
+    try:
+        libcst_version = metadata.version("libcst")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        libcst_version = "unknown"
+    digest = hashlib.sha1(table_digest().encode())
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        try:
+            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+        except OSError:  # pragma: no cover - an installation without sources
+            pass
+    return f"{SCANNER_VERSION}.{digest.hexdigest()[:8]}.libcst{libcst_version}"
+
+
+def default_cache_dir() -> Path:
+    """``cache_root() / "scan"``: the directory holding one subdirectory per scanner version."""
+    return cache_root() / "scan"
+
+
+@dataclass(frozen=True)
+class ScanItem:
+    """One file to scan: repo-relative ``path``, ``source`` (``code``/``doc``), git ``blob`` id, and
+    ``load``, a callable returning the file's bytes (called only on a cache miss)."""
+
+    path: str
+    source: str
+    blob: str
+    load: Callable[[], bytes]
+
+
+def _entry_path(cache: Path, blob: str, source: str) -> Path:
+    return cache / blob[:2] / f"{blob[2:]}.{source}.json"
+
+
+def _entry(scan: FileScan) -> dict[str, Any]:
+    return {"records": scan.records, "status": scan.status, "error": scan.error, "blocks": scan.blocks}
+
+
+def _write_atomic(path: Path, entry: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            json.dump(entry, stream, ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_entry(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and "records" in data else None
+
+
+def _scan_task(task: tuple[str, str, bytes, str | None]) -> dict[str, Any]:
+    """Scan one file's bytes (runs in a worker); writes the cache entry unless it is an internal error."""
+    source, blob, data, cache = task
+    try:
+        entry = _entry(scan_code(data) if source == "code" else scan_markdown(data))
+    except Exception as exc:  # an internal scanner error: report it, never cache it
+        return {"records": [], "status": "error", "error": [f"internal scanner error: {exc!r}", None],
+                "blocks": None}
+    if cache is not None:
+        try:
+            _write_atomic(_entry_path(Path(cache), blob, source), entry)
+        except OSError:  # an unwritable cache costs speed, not results
+            pass
+    return entry
+
+
+def _run_pool(tasks: list[tuple[str, str, bytes, str | None]], workers: int) -> list[dict[str, Any]]:
+    """Scan ``tasks`` on ``workers`` processes. If a worker dies (libcst's native parser can crash
+    the process on pathological input), every task left without a result is rerun alone in its own
+    process, so one bad file costs only its own result."""
+    results: list[dict[str, Any] | None] = [None] * len(tasks)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
+        futures = [pool.submit(_scan_task, task) for task in tasks]
+        for index, future in enumerate(futures):
+            try:
+                results[index] = future.result()
+            except BrokenProcessPool:
+                pass
+    for index, result in enumerate(results):
+        if result is None:
+            results[index] = _isolated(tasks[index])
+    return results  # type: ignore[return-value]
+
+
+def _isolated_main(task: tuple[str, str, bytes, str | None], conn) -> None:
+    conn.send(_scan_task(task))
+    conn.close()
+
+
+def _isolated(task: tuple[str, str, bytes, str | None]) -> dict[str, Any]:
+    context = _pool_context()
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_isolated_main, args=(task, sender), daemon=True)
+    process.start()
+    sender.close()
+    try:
+        entry = receiver.recv()
+    except EOFError:
+        entry = None
+    process.join()
+    if entry is None:
+        entry = {"records": [], "status": "error", "blocks": None,
+                 "error": [f"the parser crashed on this file (exit code {process.exitcode})", None]}
+        source, blob, _, cache = task
+        if cache is not None:  # deterministic for this blob and scanner version
+            try:
+                _write_atomic(_entry_path(Path(cache), blob, source), entry)
+            except OSError:
+                pass
+    return entry
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()  # pragma: no cover
+
+
+def _available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover
+        return os.cpu_count() or 1
+
+
+def scan_items(
+    items: Sequence[ScanItem], *, jobs: int | None = None, cache: bool = True, cache_dir: Path | None = None,
+    commit: str | None = None,
+) -> ScanResult:
+    """Scan ``items`` (cache first, then the misses in parallel) and assemble the result.
+
+    Args:
+        items: the files; ``load`` is called in this process, only for cache misses.
+        jobs: worker processes for the misses; None means one per available core, 1 scans in-process.
+        cache: read and write the cache.
+        cache_dir: the cache directory (default :func:`default_cache_dir`).
+        commit: recorded in the result.
+    Returns:
+        A :class:`~slimebook.scan.records.ScanResult`.
+    Raises:
+        Whatever ``load`` raises (e.g. :class:`~slimebook.store.SourceError`); files that do not
+        parse are reported in ``errors``, not raised.
+    """
+    version = scanner_version()
+    directory = (cache_dir or default_cache_dir()) / version if cache else None
+    entries: dict[int, dict[str, Any]] = {}
+    misses: list[int] = []
+    for index, item in enumerate(items):
+        entry = _read_entry(_entry_path(directory, item.blob, item.source)) if directory else None
+        if entry is None:
+            misses.append(index)
+        else:
+            entries[index] = entry
+    if misses:
+        target = str(directory) if directory else None
+        tasks = [(items[i].source, items[i].blob, items[i].load(), target) for i in misses]
+        order = sorted(range(len(tasks)), key=lambda k: -len(tasks[k][2]))
+        workers = min(jobs or _available_cores(), len(tasks))
+        if workers <= 1:
+            results = [_scan_task(tasks[k]) for k in order]
+        else:
+            results = _run_pool([tasks[k] for k in order], workers)
+        for k, entry in zip(order, results, strict=True):
+            entries[misses[k]] = entry
+    return _assemble(items, entries, version, commit)
+
+
+def _assemble(items: Sequence[ScanItem], entries: dict[int, dict[str, Any]], version: str,
+              commit: str | None) -> ScanResult:
+    ordered = sorted(range(len(items)), key=lambda i: (items[i].source != "code", items[i].path))
+    records: list[Occurrence] = []
+    files: list[ScannedFile] = []
+    errors: list[ScanError] = []
+    for index in ordered:
+        item, entry = items[index], entries[index]
+        for occ_id, rec in assign_ids(item.path, entry["records"]):
+            records.append(Occurrence(occ_id, item.path, rec[0], rec[1], rec[2], rec[3], rec[4], rec[5],
+                                       rec[6], rec[7], rec[8], rec[9], item.source))
+        files.append(ScannedFile(item.path, item.source, item.blob, entry["status"], len(entry["records"]),
+                                 entry.get("blocks")))
+        if entry.get("error"):
+            message, line = entry["error"]
+            errors.append(ScanError(item.path, item.source, message, line))
+    errors.sort(key=lambda e: (e.source != "code", e.path))
+    return ScanResult(records=records, files=files, errors=errors, version=version, commit=commit)
+
+
+def scan_store(store, jobs: int | None = None, *, cache: bool = True, cache_dir: Path | None = None,
+               docs: bool = True) -> ScanResult:
+    """Scan every ``*.py`` file and every Markdown file's fenced Python blocks at the pin.
+
+    Args:
+        store: a :class:`~slimebook.store.SourceStore` (anything with ``files(suffix)``,
+            ``blob_id(path)``, ``read_bytes(path)`` and ``lock.commit`` will do).
+        jobs: worker processes for cold files (None: all available cores; 1: in-process).
+        cache: use the scan cache (see module docstring).
+        cache_dir: override the cache directory (default ``cache_root() / "scan"``).
+        docs: also scan ``*.md`` files (records with ``source="doc"``).
+    Returns:
+        A :class:`~slimebook.scan.records.ScanResult` with ``.records``, ``.files``, ``.errors``,
+        ``.version``.
+    Raises:
+        slimebook.store.PinMissingError: the pin is not in the source cache.
+    """
+    items = [ScanItem(p, "code", store.blob_id(p), _loader(store, p)) for p in store.files(".py")]
+    if docs:
+        items += [ScanItem(p, "doc", store.blob_id(p), _loader(store, p)) for p in store.files(".md")]
+    lock = getattr(store, "lock", None)
+    return scan_items(items, jobs=jobs, cache=cache, cache_dir=cache_dir, commit=getattr(lock, "commit", None))
+
+
+def _loader(store, path: str) -> Callable[[], bytes]:
+    return lambda: store.read_bytes(path)

@@ -1,0 +1,535 @@
+"""Drift between two commits (``slimebook.drift``), ``sources diff`` / ``sources repin``, the source-check page.
+
+The fixture upstream is built here: commit ``old`` and commit ``new`` that pushes functions down,
+edits one, deletes one, renames a file and deletes another.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import textwrap
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from sphinx.testing.util import SphinxTestApp
+
+from conftest import copy_root, git
+from slimebook.cli import main
+from slimebook.drift import (
+    Cited,
+    DriftChecker,
+    Edit,
+    RevisionError,
+    Status,
+    apply_edits,
+    book_citations,
+    plan_edits,
+    repin_lock_text,
+    resolve_commit,
+    summarize,
+)
+from slimebook.lock import LockError, SourceLock, load_lock
+from slimebook.store import SourceStore
+
+CORE_OLD = textwrap.dedent('''\
+    def first():
+        return 0
+
+
+    def alpha():
+        return 1
+
+
+    def beta(x):
+        y = x + 1
+        return y
+
+
+    class Box:
+        def get(self):
+            return self.value
+
+        def put(self, v):
+            self.value = v
+
+
+    def doomed():
+        pass
+    ''')
+
+# Two comment lines pushed in above alpha (everything below moves by 4), beta edited, doomed
+# deleted, fresh added.
+CORE_NEW = textwrap.dedent('''\
+    def first():
+        return 0
+
+
+    # a comment
+    # pushed in
+
+
+    def alpha():
+        return 1
+
+
+    def beta(x):
+        y = x + 2
+        return y
+
+
+    class Box:
+        def get(self):
+            return self.value
+
+        def put(self, v):
+            self.value = v
+
+
+    def fresh():
+        return 3
+    ''')
+
+DUP_OLD = "a = 0\nx = 1\nb = 0\nc = 0\nd = 0\nx = 1\n"
+DUP_NEW = "x = 1\na = 0\nb = 0\nc = 0\nd = 0\ne = 0\nx = 1\n"
+KEEP = 'def keep():\n    return "same"\n\n\ndef other():\n    return "also"\n'
+
+
+@dataclasses.dataclass
+class Upstream:
+    path: Path
+    old: str
+    new: str
+    third: str  # a later commit never fetched by the tests
+
+    def lock_text(self, commit: str, previous: str | None = None) -> str:
+        prev = f'previous_commit = "{previous}"\n' if previous else ""
+        return (
+            "# The source lock: a comment that must survive a re-pin.\n\n"
+            "[slime]\n"
+            f'url = "{self.path.as_posix()}"\n'
+            f'commit = "{commit}"  # the pin\n'
+            f"{prev}"
+            'license = "Apache-2.0"\n'
+            "# permalink template\n"
+            'blob_url = "https://example.invalid/slime/blob/{commit}/{path}{anchor}"\n'
+        )
+
+
+@pytest.fixture(scope="module")
+def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
+    base = tmp_path_factory.mktemp("drift-git")
+    repo = base / "upstream"
+    (repo / "pkg").mkdir(parents=True)
+    git("init", "--quiet", "--initial-branch=main", str(repo), cwd=base)
+    (repo / "pkg" / "core.py").write_text(CORE_OLD)
+    (repo / "pkg" / "dup.py").write_text(DUP_OLD)
+    (repo / "pkg" / "renamed.py").write_text(KEEP)
+    (repo / "pkg" / "deleted.py").write_text("def bye():\n    pass\n")
+    (repo / "pkg" / "README.md").write_text("# pkg\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "old", cwd=repo)
+    old = git("rev-parse", "HEAD", cwd=repo).strip()
+    (repo / "pkg" / "core.py").write_text(CORE_NEW)
+    (repo / "pkg" / "dup.py").write_text(DUP_NEW)
+    git("mv", "pkg/renamed.py", "pkg/moved_here.py", cwd=repo)
+    git("rm", "--quiet", "pkg/deleted.py", cwd=repo)
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "new", cwd=repo)
+    new = git("rev-parse", "HEAD", cwd=repo).strip()
+    (repo / "pkg" / "README.md").write_text("# pkg, later\n")
+    git("commit", "--quiet", "-am", "third", cwd=repo)
+    third = git("rev-parse", "HEAD", cwd=repo).strip()
+    return Upstream(repo, old, new, third)
+
+
+@pytest.fixture
+def stores(cache: Path, upstream: Upstream) -> tuple[SourceStore, SourceStore]:
+    lock = SourceLock("slime", upstream.path.as_posix(), upstream.old, "Apache-2.0", "https://x/{commit}/{path}{anchor}")
+    old, new = SourceStore(lock), SourceStore(dataclasses.replace(lock, commit=upstream.new))
+    old.fetch()
+    new.fetch()
+    return old, new
+
+
+@pytest.fixture
+def checker(stores: tuple[SourceStore, SourceStore]) -> DriftChecker:
+    return DriftChecker(*stores)
+
+
+def check(checker: DriftChecker, path: str = "pkg/core.py", **kw: str):
+    kind = kw.pop("kind", "directive")
+    return checker.check(Cited(kind=kind, path=path, **kw))
+
+
+# -- :lines: -------------------------------------------------------------------------------------------
+def test_lines_unchanged(checker: DriftChecker) -> None:
+    d = check(checker, lines="1-2")
+    assert d.status is Status.UNCHANGED and d.new_runs == ((1, 2),) and d.diff() == ""
+
+
+def test_lines_moved_with_emphasis(checker: DriftChecker) -> None:
+    d = check(checker, lines="5-6,15-16", emphasize="6,15-16")
+    assert d.status is Status.MOVED
+    assert d.new_runs == ((9, 10), (19, 20)) and d.new_lines == "9-10,19-20"
+    assert d.new_emphasize == "10,19-20"
+    assert check(checker, lines="5-6", emphasize="5,6").new_emphasize == "9,10"  # the writer's spelling kept
+    assert check(checker, lines="5-6", emphasize="7").new_emphasize is None  # outside: left alone
+    assert d.note == ""
+
+
+def test_lines_changed_has_a_unified_diff_and_a_counterpart(checker: DriftChecker) -> None:
+    d = check(checker, lines="9-11")
+    assert d.status is Status.CHANGED
+    assert d.new_runs == ((13, 15),)  # the counterpart the line diff suggests
+    assert d.summary() == "changed L9–L11 → L13–L15 (not found verbatim; → is the counterpart by line diff)"
+    assert "-    y = x + 1\n+    y = x + 2" in d.diff()
+    assert d.diff().startswith(f"--- pkg/core.py@{checker.old.lock.short} L9–L11\n+++ pkg/core.py@")
+    assert "+    y = x + 1" in d.diff(reverse=True)
+
+
+def test_lines_replaced_block_is_changed_not_gone(checker: DriftChecker) -> None:
+    d = check(checker, lines="22-23")  # doomed, replaced by fresh
+    assert d.status is Status.CHANGED and d.new_runs == ((26, 27),)
+    assert "-def doomed():\n-    pass\n+def fresh():\n+    return 3" in d.diff()
+
+
+def test_lines_ambiguous_match_takes_the_nearest_and_says_so(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/dup.py", lines="6")
+    assert d.status is Status.MOVED and d.new_runs == ((7, 7),)
+    assert "occurs 2 times (L1, L7)" in d.note and "chose L7" in d.note
+
+
+def test_lines_still_in_place_stay_even_when_ambiguous(checker: DriftChecker) -> None:
+    d = check(checker, lines="3-4")  # two blank lines: they occur everywhere
+    assert d.status is Status.UNCHANGED and d.new_runs == ((3, 4),) and "kept in place" in d.note
+
+
+def test_lines_past_the_end_at_the_old_commit_is_broken(checker: DriftChecker) -> None:
+    d = check(checker, lines="90-99")
+    assert d.status is Status.BROKEN and "past the end" in d.note
+
+
+# -- :pyobject: ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("symbol", "status", "old_runs", "new_runs"),
+    [
+        ("first", Status.UNCHANGED, ((1, 2),), ((1, 2),)),
+        ("alpha", Status.MOVED, ((5, 6),), ((9, 10),)),
+        ("Box.put", Status.MOVED, ((18, 19),), ((22, 23),)),
+        ("beta", Status.CHANGED, ((9, 11),), ((13, 15),)),
+        ("doomed", Status.GONE, ((22, 23),), None),
+    ],
+)
+def test_pyobject_statuses(checker: DriftChecker, symbol, status, old_runs, new_runs) -> None:
+    d = check(checker, pyobject=symbol)
+    assert (d.status, d.old_runs, d.new_runs) == (status, old_runs, new_runs)
+    if status is Status.CHANGED:
+        assert "+    y = x + 2" in d.diff()
+    if status is Status.GONE:
+        assert "no definition named 'doomed'" in d.note
+
+
+def test_pyobject_moved_carries_emphasis(checker: DriftChecker) -> None:
+    d = check(checker, pyobject="Box.put", emphasize="19")
+    assert d.new_emphasize == "23"
+
+
+def test_unknown_symbol_at_the_old_commit_is_broken(checker: DriftChecker) -> None:
+    assert check(checker, pyobject="fresh").status is Status.BROKEN
+
+
+# -- files -----------------------------------------------------------------------------------------------
+def test_renamed_file_is_gone_with_a_hint(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/renamed.py", pyobject="keep")
+    assert d.status is Status.GONE and d.renamed_to == "pkg/moved_here.py"
+    assert "rename to pkg/moved_here.py (100% similar)" in d.note
+    assert "keep is there at L1–L2 (same text)" in d.note
+    d = check(checker, path="pkg/renamed.py", lines="5-6")
+    assert d.status is Status.GONE and "the cited text is there at L5–L6" in d.note
+
+
+def test_deleted_file_is_gone(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/deleted.py", pyobject="bye")
+    assert d.status is Status.GONE and d.renamed_to is None and "does not exist" in d.note
+
+
+def test_whole_file(checker: DriftChecker) -> None:
+    assert check(checker, path="pkg/README.md", kind="role").status is Status.UNCHANGED
+    d = check(checker, path="pkg/core.py", kind="role")
+    assert d.status is Status.CHANGED and "+def fresh():" in d.diff()
+
+
+# -- roles and citation sources ------------------------------------------------------------------------
+def write_chapter(root: Path) -> Path:
+    chapter = root / "chapters" / "a.md"
+    chapter.parent.mkdir(parents=True)
+    chapter.write_text(
+        "# A\n"                                                                     # 1
+        "\n"                                                                        # 2
+        "```{slime-source} pkg/core.py\n"                                           # 3
+        ":lines: 5-6,15-16\n"                                                       # 4
+        ":emphasize-lines: 6,16\n"                                                  # 5
+        ":caption: moved, two runs\n"                                               # 6
+        "```\n"                                                                     # 7
+        "\n"                                                                        # 8
+        "```{slime-source} pkg/core.py\n"                                           # 9
+        ":pyobject: Box.put\n"                                                      # 10
+        ":emphasize-lines: 19\n"                                                    # 11
+        "```\n"                                                                     # 12
+        "\n"                                                                        # 13
+        "Roles {slime}`pkg/core.py:1-2`, {slime}`alpha <pkg/core.py:5-6>` and {slime}`pkg/dup.py:6`.\n"  # 14
+        "Changed {slime}`pkg/core.py:9-11`, gone {slime}`doomed <pkg/core.py>`, {slime}`beta <pkg/core.py>`.\n"
+        "Broken {slime}`bad target <x y>`.\n"                                       # 16
+    )
+    return chapter
+
+
+def test_roles_and_book_citations(tmp_path: Path, checker: DriftChecker) -> None:
+    chapter = write_chapter(tmp_path)
+    cited = list(book_citations([tmp_path / "chapters"]))
+    assert [(c.kind, c.line, c.index) for c in cited] == [
+        ("directive", 3, 0), ("directive", 9, 0),
+        ("role", 14, 0), ("role", 14, 1), ("role", 14, 2),
+        ("role", 15, 0), ("role", 15, 1), ("role", 15, 2), ("role", 16, 0),
+    ]
+    drifts = checker.check_all(cited)
+    assert [str(d.status) for d in drifts] == [
+        "moved", "moved", "unchanged", "moved", "moved", "changed", "gone", "changed", "broken",
+    ]
+    assert drifts[3].new_lines == "9-10"  # {slime}`alpha <pkg/core.py:5-6>`: the title is only text
+    assert drifts[0].cited.where == f"{chapter}:3"
+    assert summarize(drifts) == {Status.UNCHANGED: 1, Status.MOVED: 4, Status.CHANGED: 2, Status.GONE: 1,
+                                 Status.BROKEN: 1}
+
+
+def test_other_citation_sources_are_reported_not_rewritten(checker: DriftChecker) -> None:
+    """The hook for the usage scanner: a citation without a file is checked like any other."""
+    occurrence = Cited(kind="occurrence", path="pkg/core.py", pyobject="alpha", ident="occ:pkg/core.py:alpha")
+    d = checker.check(occurrence)
+    assert d.status is Status.MOVED and d.cited.where == "occ:pkg/core.py:alpha"
+    assert plan_edits([d]) == []
+
+
+# -- rewriting -------------------------------------------------------------------------------------------
+def test_plan_and_apply_edits(tmp_path: Path, checker: DriftChecker) -> None:
+    chapter = write_chapter(tmp_path)
+    before = chapter.read_text()
+    edits = plan_edits(checker.check_all(book_citations([chapter])))
+    assert [e.describe().split(": ", 1)[1] for e in edits] == [
+        ":emphasize-lines: 6,16 → 10,20", ":lines: 5-6,15-16 → 9-10,19-20",
+        ":emphasize-lines: 19 → 23",
+        "role lines 5-6 → 9-10", "role lines 6 → 7",
+    ]
+    assert all(problem is None for _, problem in apply_edits(edits))
+    after = chapter.read_text().split("\n")
+    expected = before.split("\n")
+    expected[3], expected[4], expected[10] = ":lines: 9-10,19-20", ":emphasize-lines: 10,20", ":emphasize-lines: 23"
+    expected[13] = "Roles {slime}`pkg/core.py:1-2`, {slime}`alpha <pkg/core.py:9-10>` and {slime}`pkg/dup.py:7`."
+    assert after == expected
+
+
+def test_apply_edits_skips_text_that_changed_since_the_report(tmp_path: Path) -> None:
+    chapter = tmp_path / "c.md"
+    chapter.write_bytes(b"```{slime-source} pkg/core.py\r\n:lines: 7-8\r\n```\r\n{slime}`pkg/core.py:1`\r\n")
+    edits = [Edit(chapter, 1, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+             Edit(chapter, 4, "role", 0, "pkg/core.py", "1", "3")]
+    results = apply_edits(edits)
+    assert "now reads '7-8', expected '5-6'" in results[0][1]
+    assert results[1][1] is None
+    assert chapter.read_bytes() == b"```{slime-source} pkg/core.py\r\n:lines: 7-8\r\n```\r\n{slime}`pkg/core.py:3`\r\n"
+
+
+def test_rst_directive_and_role_rewrite(tmp_path: Path, checker: DriftChecker) -> None:
+    doc = tmp_path / "b.rst"
+    doc.write_text("B\n=\n\n.. slime-source:: pkg/core.py\n   :lines: 5-6\n\nSee :slime:`pkg/core.py:5`.\n")
+    apply_edits(plan_edits(checker.check_all(book_citations([doc]))))
+    assert doc.read_text() == "B\n=\n\n.. slime-source:: pkg/core.py\n   :lines: 9-10\n\nSee :slime:`pkg/core.py:9`.\n"
+
+
+# -- the lock ----------------------------------------------------------------------------------------------
+def test_lock_previous_commit_is_optional_and_checked(tmp_path: Path, upstream: Upstream) -> None:
+    lock = tmp_path / "l.toml"
+    lock.write_text(upstream.lock_text(upstream.new))
+    assert load_lock(lock).previous_commit is None
+    lock.write_text(upstream.lock_text(upstream.new, upstream.old))
+    assert load_lock(lock).previous_commit == upstream.old
+    lock.write_text(upstream.lock_text(upstream.new, "abc"))
+    with pytest.raises(LockError, match="previous_commit must be a full 40-hex sha"):
+        load_lock(lock)
+
+
+def test_repin_lock_text_keeps_comments(upstream: Upstream) -> None:
+    text = upstream.lock_text(upstream.old)
+    once = repin_lock_text(text, "slime", upstream.new, upstream.old)
+    assert once == text.replace(
+        f'commit = "{upstream.old}"  # the pin\n',
+        f'commit = "{upstream.new}"  # the pin\nprevious_commit = "{upstream.old}"\n',
+    )
+    twice = repin_lock_text(once, "slime", upstream.third, upstream.new)
+    assert twice == upstream.lock_text(upstream.third, upstream.new)
+    with pytest.raises(LockError, match=r"no \[other\] table"):
+        repin_lock_text(text, "other", upstream.new, upstream.old)
+
+
+# -- revisions ----------------------------------------------------------------------------------------------
+def test_resolve_abbreviated_shas(cache: Path, upstream: Upstream, stores) -> None:
+    lock = stores[0].lock
+    assert resolve_commit(lock, upstream.new[:8]) == upstream.new  # from the local source repository
+    assert resolve_commit(lock, upstream.new.upper()) == upstream.new
+    offline = dataclasses.replace(lock, url=str(cache / "no-such-repo"))
+    assert resolve_commit(offline, upstream.old[:7]) == upstream.old  # from the commits in the cache
+    remote = dataclasses.replace(lock, url=f"file://{upstream.path.as_posix()}")
+    assert resolve_commit(remote, upstream.third[:8]) == upstream.third  # a fetch without trees, then removed
+    with pytest.raises(RevisionError, match="not a commit sha"):
+        resolve_commit(lock, "main")
+    with pytest.raises(RevisionError, match="is not a commit in"):
+        resolve_commit(lock, "0000000")
+
+
+# -- the command line ------------------------------------------------------------------------------------------
+def cli(lock: Path, *args: str) -> int:
+    return main(["--lock", str(lock), *args])
+
+
+def test_diff_reports_every_citation(cache: Path, tmp_path: Path, upstream: Upstream, capsys) -> None:
+    chapter = write_chapter(tmp_path)
+    lock = tmp_path / "sources.toml"
+    lock.write_text(upstream.lock_text(upstream.old))
+    assert cli(lock, "sources", "diff", "--to", upstream.new[:9], str(chapter)) == 1
+    out = capsys.readouterr().out
+    assert f"{chapter}:3: directive pkg/core.py :lines: 5-6,15-16: moved L5–L6, L15–L16 → L9–L10, L19–L20" in out
+    assert f"{chapter}:15: role pkg/core.py :lines: 9-11: changed L9–L11 → L13–L15" in out
+    assert "    -    y = x + 1" in out  # the diff, indented
+    assert f"{chapter}:15: role pkg/core.py :pyobject: doomed: gone" in out
+    short_old, short_new = upstream.old[:7], upstream.new[:7]
+    assert out.rstrip().endswith(
+        f"9 citations, {short_old} → {short_new}: 1 unchanged, 4 moved, 2 changed, 1 gone, 1 broken")
+    # --from: the same report seen from another commit; to itself everything holds but the broken role
+    assert cli(lock, "sources", "diff", "--from", upstream.new, "--to", upstream.new[:7], "--brief",
+               str(chapter)) == 1
+    assert "7 unchanged, 0 moved, 0 changed, 0 gone, 2 broken" in capsys.readouterr().out
+
+
+def test_diff_exit_zero_when_everything_holds(cache: Path, tmp_path: Path, upstream: Upstream, capsys) -> None:
+    chapter = tmp_path / "ok.md"
+    chapter.write_text("{slime}`pkg/core.py:1-2` {slime}`alpha <pkg/core.py>`\n")
+    lock = tmp_path / "sources.toml"
+    lock.write_text(upstream.lock_text(upstream.old))
+    assert cli(lock, "sources", "diff", "--to", upstream.new, str(chapter)) == 0
+    assert cli(lock, "sources", "diff", "--to", "zzz", str(chapter)) == 2
+    assert "not a commit sha" in capsys.readouterr().err
+
+
+def test_repin_dry_run_changes_nothing(cache: Path, tmp_path: Path, upstream: Upstream, capsys) -> None:
+    chapter = write_chapter(tmp_path)
+    lock = tmp_path / "sources.toml"
+    lock.write_text(upstream.lock_text(upstream.old))
+    before = (chapter.read_text(), lock.read_text())
+    assert cli(lock, "sources", "repin", upstream.new[:10], str(chapter)) == 1
+    out = capsys.readouterr().out
+    assert f"would rewrite {chapter}:3: :lines: 5-6,15-16 → 9-10,19-20" in out
+    assert f"would set {lock} [slime] commit = {upstream.new}, previous_commit = {upstream.old}" in out
+    assert "5 rewrites planned, 4 citations left for the writer" in out
+    assert (chapter.read_text(), lock.read_text()) == before
+
+
+def test_repin_write(cache: Path, tmp_path: Path, upstream: Upstream, capsys) -> None:
+    chapter = write_chapter(tmp_path)
+    lock = tmp_path / "sources.toml"
+    lock.write_text(upstream.lock_text(upstream.old))
+    assert cli(lock, "sources", "repin", upstream.new[:10], str(chapter), "--write") == 1
+    out = capsys.readouterr().out
+    assert f"{chapter}:15: needs the writer: gone: pkg/core.py :pyobject: doomed" in out
+    assert "5 rewrites done, 4 citations left for the writer" in out
+    text = chapter.read_text()
+    assert ":lines: 9-10,19-20\n:emphasize-lines: 10,20\n" in text
+    assert "{slime}`alpha <pkg/core.py:9-10>` and {slime}`pkg/dup.py:7`" in text
+    assert "Changed {slime}`pkg/core.py:9-11`" in text  # changed: left for the writer
+    assert lock.read_text() == upstream.lock_text(upstream.new, upstream.old)
+    assert load_lock(lock).previous_commit == upstream.old
+    # once re-pinned, repin to the same commit leaves the lock alone and names what still fails
+    assert cli(lock, "sources", "repin", upstream.new, str(chapter), "--write") == 1
+    out = capsys.readouterr().out
+    assert "leave" in out and "already pinned" in out
+    assert "0 rewrites done, 2 citations left for the writer" in out  # doomed and the bad role
+    assert lock.read_text() == upstream.lock_text(upstream.new, upstream.old)
+
+
+def test_repin_exits_zero_when_only_moves(cache: Path, tmp_path: Path, upstream: Upstream, capsys) -> None:
+    chapter = tmp_path / "ok.md"
+    chapter.write_text("{slime}`pkg/core.py:5-6` and {slime}`first <pkg/core.py>`\n")
+    lock = tmp_path / "sources.toml"
+    lock.write_text(upstream.lock_text(upstream.old))
+    assert cli(lock, "sources", "repin", upstream.new, str(chapter), "--write") == 0
+    assert chapter.read_text() == "{slime}`pkg/core.py:9-10` and {slime}`first <pkg/core.py>`\n"
+
+
+# -- the generated page -----------------------------------------------------------------------------------------
+@pytest.fixture
+def build_page(tmp_path: Path, stores, upstream: Upstream, cache: Path):
+    apps: list[SphinxTestApp] = []
+
+    def _build(previous: str | None) -> SphinxTestApp:
+        src = copy_root("sourcecheck", tmp_path / f"prev-{previous and previous[:7]}")
+        (src / "sources.toml").write_text(upstream.lock_text(upstream.new, previous))
+        app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
+        apps.append(app)
+        app.build()
+        return app
+
+    yield _build
+    for app in apps:
+        app.cleanup()
+
+
+def _rows(page: str) -> list[str]:
+    body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [re.sub(r"<[^>]+>", " ", row.replace("<wbr>", "")) for row in body.split("</tr>") if "<td>" in row]
+
+
+def test_source_check_page_against_the_previous_pin(build_page, stores) -> None:
+    app = build_page(stores[0].lock.commit)
+    assert app._warning.getvalue() == ""
+    page = (app.outdir / "_slimebook" / "source-check.html").read_text()
+    assert 'class="sidebar-brand' in page  # rendered with the theme's page template
+    rows = [" ".join(r.split()) for r in _rows(page)]
+    assert len(rows) == 8  # index.md then other.md: reading order
+    assert rows[0].startswith("index.md:7 directive pkg/core.py alpha L9–L10 · blob ")
+    assert rows[0].endswith("移动 上一个 pin 在 L5–L6")
+    assert rows[1].startswith("index.md:11 directive pkg/core.py :13-15 L13–L15") and "有变化 diff" in rows[1]
+    assert rows[2].endswith("未变")  # first
+    assert rows[3].endswith("移动 上一个 pin 在 L5–L6")  # pkg/core.py:9-10
+    assert "上一个 pin 中没有" in rows[4]  # fresh
+    assert rows[5].startswith("other.md:3 role pkg/core.py Box.put") and "移动" in rows[5]
+    assert rows[6].endswith("未变")  # the whole README
+    assert rows[7].startswith("other.md:5 role pkg/core.py :13-15") and "有变化 diff" in rows[7]
+    core_blob = stores[1].blob_id("pkg/core.py")
+    assert f'title="{core_blob}">{core_blob[:12]}</code>' in page
+    assert "共 8 处引用：未变 2，移动 3，有变化 2，上一个 pin 中没有 1。" in page
+    # the changed citation's diff runs from the previous pin to the current one
+    assert page.count('id="slimebook-diff-') == 1 and "y = x + 1" in page and "y = x + 2" in page
+    # one diff, two places
+    assert '<a href="../index.html">index.md:11</a>，<a href="../other.html">other.md:5</a>' in page
+    index = (app.outdir / "index.html").read_text()
+    assert 'href="_slimebook/source-check.html"' in index  # {ref}`... <slimebook-source-check>`
+    assert 'href="../index.html"' in page
+    assert not (app.srcdir / "_slimebook").exists()  # nothing generated into the source tree
+
+
+def test_source_check_page_without_previous_pin(build_page) -> None:
+    app = build_page(None)
+    assert app._warning.getvalue() == ""
+    page = (app.outdir / "_slimebook" / "source-check.html").read_text()
+    assert "锁文件没有记录上一个 pin" in page
+    assert len(_rows(page)) == 8 and "共 8 处引用。" in page
+
+
+def test_source_check_page_when_previous_pin_is_not_fetched(build_page, upstream: Upstream, cache: Path) -> None:
+    app = build_page(upstream.third)
+    assert app._warning.getvalue() == ""
+    page = (app.outdir / "_slimebook" / "source-check.html").read_text()
+    assert f"上一个 pin <code>{upstream.third}</code> 不在源码缓存" in page
+    assert not any(p.name.startswith(f"slime-{upstream.third}") for p in (cache / "git").iterdir())  # no fetch
+    assert len(_rows(page)) == 8

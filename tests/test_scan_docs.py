@@ -1,0 +1,105 @@
+"""Doc blocks: fenced Python in Markdown, repairs that keep positions, and the token fallback."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from slimebook.scan import scan_markdown
+from slimebook.scan.docs import fenced_python_blocks, repair, scan_block, token_records
+
+
+def test_fences_and_their_indentation():
+    text = (
+        "intro\n"
+        "```python\nimport asyncio\n```\n"
+        "- item\n\n"
+        "    ~~~~ py title=x\n    await x\n      y\n  z\n    ~~~~\n"
+        "```bash\nawait no\n```\n"
+        "````markdown\n```python\nawait nested\n```\n````\n"
+        "```Python3\nlast\n"
+    )
+    blocks = fenced_python_blocks(text)
+    assert [(b.first_line, b.lines, b.removed) for b in blocks] == [
+        (3, ("import asyncio",), (0,)),
+        (8, ("await x", "  y", "z"), (4, 4, 2)),
+        (21, ("last",), (0,)),
+    ]
+
+
+def test_backtick_fence_info_may_not_hold_backticks():
+    assert fenced_python_blocks("```python `x`\nawait y\n```\n") == []
+
+
+def test_repairs_keep_lines_and_report_shifts():
+    code = "def f(x) -> int\nasync def g():\n    # only a comment\nclass C:\n    '''doc'''\n        ...\n"
+    text, shifts = repair(code)
+    assert text.split("\n") == [
+        "def f(x) -> int: ...", "async def g(): ...", "    # only a comment", "class C:", "    '''doc'''",
+        "    ...", "",
+    ]
+    assert shifts == [0, 0, 0, 0, 0, 4, 0]
+    cst.parse_module(text)
+
+
+def test_a_block_indented_as_a_whole_is_dedented():
+    text, shifts = repair("    await x\n    if y:\n        z\n")
+    assert text == "await x\nif y:\n    z\n"
+    assert shifts == [4, 4, 4, 0]
+
+
+def test_scan_block_status():
+    assert scan_block("await x\n")[1] == "ok"
+    records, status = scan_block("async def f(a) -> int\n")
+    assert status == "repaired"
+    assert [(r[0], r[1], r[2], r[3], r[6]) for r in records] == [(1, 0, 1, 21, "async_def")]
+    records, status = scan_block("import asyncio\nprint 'x', await asyncio.sleep(1)\n")
+    assert status == "tokens"
+    assert [(r[5], r[6], r[8]) for r in records] == [
+        ("import", "asyncio", "import_statement"),
+        ("syntax", "await", "token_fallback"),
+        ("api_call", "asyncio.sleep", "token_fallback"),
+    ]
+
+
+def test_token_fallback_finds_async_syntax_imports_and_scopes():
+    text = (
+        "from concurrent import futures as f\n"
+        "import queue\n"
+        "async def outer(:\n"
+        "    async with f.ThreadPoolExecutor() as ex:\n"
+        "        yield [x async for x in aiter(y)]\n"
+        "    queue.Queue\n"
+        "def g(\n"
+        "    await z\n"
+    )
+    records = token_records(text, {}, line_offset=10)
+    assert [(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in sorted(records)] == [
+        (11, 23, 11, 35, "<module>", "import", "concurrent.futures", "executors"),
+        (12, 7, 12, 12, "<module>", "import", "queue", "queue"),
+        (13, 0, 13, 15, "outer", "syntax", "async_def", "syntax"),
+        (13, 0, 13, 15, "outer", "syntax", "async_generator", "syntax"),
+        (14, 4, 14, 14, "outer", "syntax", "async_with", "syntax"),
+        (14, 15, 14, 35, "outer", "api_call", "concurrent.futures.ThreadPoolExecutor", "executors"),
+        (15, 17, 15, 26, "outer", "syntax", "async_comprehension", "syntax"),
+        (15, 32, 15, 37, "outer", "api_call", "aiter", "async-builtins"),
+        (16, 4, 16, 15, "outer", "api_reference", "queue.Queue", "queue"),
+        (18, 4, 18, 9, "g", "syntax", "await", "syntax"),
+    ]
+    assert all(r[8] == "token_fallback" for r in records)
+
+
+def test_markdown_positions_and_crlf():
+    text = "Title\r\n\r\n  ```python\r\n  import asyncio\r\n  await asyncio.sleep(1)\r\n  ```\r\n"
+    result = scan_markdown(text.encode())
+    assert result.blocks == 1 and result.status == "ok"
+    got = [(r[0], r[1], r[2], r[3], r[5], r[6], r[9]) for r in result.records]
+    assert got == [
+        (4, 9, 4, 16, "import", "asyncio", "  import asyncio"),
+        (5, 2, 5, 24, "syntax", "await", "  await asyncio.sleep(1)"),
+        (5, 8, 5, 21, "api_call", "asyncio.sleep", "  await asyncio.sleep(1)"),
+    ]
+
+
+def test_markdown_without_blocks():
+    result = scan_markdown(b"\xef\xbb\xbf# nothing here\n")
+    assert result.records == [] and result.blocks == 0 and result.status == "ok"

@@ -1,0 +1,219 @@
+"""The scan runner: cache, processes, errors, ids, writers, the store and the CLI (no Slime needed)."""
+
+from __future__ import annotations
+
+import faulthandler
+import hashlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from slimebook import cli
+from slimebook.lock import load_lock
+from slimebook.scan import ScanItem, scan_code, scan_items, scan_store, scanner_version, write_json, write_tsv
+from slimebook.scan import runner as runner_module
+from slimebook.scan.records import RECORD_FIELDS, SCHEMA_VERSION, occurrence_id
+from slimebook.store import SourceStore
+
+GOOD = b"import asyncio\n\n\nasync def main():\n    await asyncio.sleep(1)\n"
+BAD = b"import asyncio\ndef broken(:\n    pass\n"
+DOC = b"# Doc\n\n```python\nawait asyncio.gather()\n```\n"
+
+
+def _items(files: dict[str, bytes], fail_load: bool = False) -> list[ScanItem]:
+    def loader(data: bytes):
+        def load() -> bytes:
+            if fail_load:
+                raise AssertionError("a warm scan must not read sources")
+            return data
+        return load
+    return [
+        ScanItem(path, "doc" if path.endswith(".md") else "code", hashlib.sha1(data).hexdigest(), loader(data))
+        for path, data in files.items()
+    ]
+
+
+FILES = {"a.py": GOOD, "pkg/b.py": GOOD.replace(b"sleep(1)", b"sleep(2)"), "bad.py": BAD, "README.md": DOC}
+
+
+def test_cold_then_warm_reads_only_the_cache(tmp_path: Path):
+    cold = scan_items(_items(FILES), jobs=1, cache_dir=tmp_path)
+    entries = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.json"))
+    assert len(entries) == 4 and all(e.startswith(scanner_version() + "/") for e in entries)
+    assert not list(tmp_path.rglob(".tmp-*"))
+    warm = scan_items(_items(FILES, fail_load=True), jobs=1, cache_dir=tmp_path)
+    assert warm.records == cold.records and warm.files == cold.files and warm.errors == cold.errors
+    assert warm.version == cold.version == scanner_version()
+
+
+def test_same_content_at_two_paths_shares_one_entry_but_not_ids(tmp_path: Path):
+    result = scan_items(_items({"x.py": GOOD, "y.py": GOOD}), jobs=1, cache_dir=tmp_path)
+    assert len(list(tmp_path.rglob("*.json"))) == 1
+    by_path = {p: [r for r in result.records if r.path == p] for p in ("x.py", "y.py")}
+    assert [r.name for r in by_path["x.py"]] == [r.name for r in by_path["y.py"]]
+    assert not {r.id for r in by_path["x.py"]} & {r.id for r in by_path["y.py"]}
+
+
+def test_all_cores_equal_one_process():
+    many = {f"m{i}.py": GOOD + f"x = {i}\n".encode() for i in range(6)} | FILES
+    parallel = scan_items(_items(many), jobs=2, cache=False)
+    assert parallel.records == scan_items(_items(many), jobs=1, cache=False).records
+
+
+def test_a_file_that_does_not_parse_is_an_error_and_the_scan_goes_on():
+    result = scan_items(_items(FILES), jobs=1, cache=False)
+    assert [(e.path, e.source, e.line) for e in result.errors] == [("bad.py", "code", 3)]  # libcst's location
+    assert "does not parse" in result.errors[0].message
+    status = {f.path: f.status for f in result.files}
+    assert status == {"a.py": "ok", "pkg/b.py": "ok", "bad.py": "error", "README.md": "ok"}
+    assert {r.path for r in result.records} == {"a.py", "pkg/b.py", "README.md"}
+    assert [f.path for f in result.files] == ["a.py", "bad.py", "pkg/b.py", "README.md"]
+    doc = [r for r in result.records if r.source == "doc"]
+    assert [(r.line, r.kind, r.name) for r in doc] == [(4, "syntax", "await")]
+
+
+def test_internal_errors_are_reported_and_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    def explode(data):
+        raise RuntimeError("boom")
+    monkeypatch.setattr(runner_module, "scan_code", explode)
+    result = scan_items(_items({"a.py": GOOD}), jobs=1, cache_dir=tmp_path)
+    assert [e.message for e in result.errors] == ["internal scanner error: RuntimeError('boom')"]
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_a_crashing_parser_costs_only_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    real = runner_module.scan_code
+
+    def crash_on_marker(data):
+        if b"CRASH" in data:
+            faulthandler.disable()  # pytest's handler would print the crash; it is expected here
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return real(data)
+    monkeypatch.setattr(runner_module, "scan_code", crash_on_marker)
+    files = {"a.py": GOOD, "crash.py": b"CRASH = 1\n", "c.py": GOOD + b"x = 1\n"}
+    result = scan_items(_items(files), jobs=2, cache_dir=tmp_path)
+    assert [(e.path, e.message) for e in result.errors] == [
+        ("crash.py", f"the parser crashed on this file (exit code {-signal.SIGSEGV})")]
+    assert {r.path for r in result.records} == {"a.py", "c.py"}
+    assert len(list(tmp_path.rglob("*.json"))) == 3
+
+
+def test_deeply_nested_brackets_are_refused_before_parsing():
+    result = scan_code(b"x = " + b"(" * 3000 + b"1" + b")" * 3000 + b"\n")
+    assert result.status == "error" and "nested" in result.error[0]
+    assert scan_code(b"x = " + b"(" * 200 + b"1" + b")" * 200 + b"\n").status == "ok"
+
+
+def test_ids_survive_lines_inserted_above_and_are_unique():
+    source = "import asyncio\n\nasync def f():\n    await asyncio.sleep(1)\n    await asyncio.sleep(2)\n"
+    moved = "import os\n\n\ndef g():\n    pass\n\n" + source
+    first = scan_items(_items({"m.py": source.encode()}), jobs=1, cache=False).records
+    second = scan_items(_items({"m.py": moved.encode()}), jobs=1, cache=False).records
+    assert [r.id for r in first] == [r.id for r in second]
+    assert [r.line + 6 for r in first] == [r.line for r in second]
+    assert len({r.id for r in first}) == len(first)
+    sleeps = [r for r in first if r.name == "asyncio.sleep"]
+    assert sleeps[0].id != sleeps[1].id
+    assert sleeps[0].id == occurrence_id("m.py", "f", "api_call", "asyncio.sleep", 0)
+    assert sleeps[1].id == occurrence_id("m.py", "f", "api_call", "asyncio.sleep", 1)
+    assert all(len(r.id) == 16 and r.id.startswith("occ-") for r in first)
+
+
+def test_json_and_tsv_writers():
+    result = scan_items(_items({"t.py": b"import asyncio\nx = 1;\tawait asyncio.sleep(0)\n"}), jobs=1, cache=False)
+    stream = io.StringIO()
+    write_json(result, stream)
+    data = json.loads(stream.getvalue())
+    assert data["schema_version"] == SCHEMA_VERSION and data["fields"] == list(RECORD_FIELDS)
+    assert data["records"][0] == result.records[0].as_dict()
+    assert data["files"][0]["path"] == "t.py" and data["errors"] == []
+    stream = io.StringIO()
+    write_tsv(result, stream)
+    rows = stream.getvalue().splitlines()
+    assert rows[0].split("\t") == list(RECORD_FIELDS)
+    assert len(rows) == 1 + len(result.records)
+    assert all(len(row.split("\t")) == len(RECORD_FIELDS) for row in rows)
+    assert "x = 1;\\tawait asyncio.sleep(0)" in rows[-1]
+
+
+def test_scanned_code_is_never_imported_or_executed(tmp_path: Path):
+    marker = tmp_path / "executed"
+    code = f"open({str(marker)!r}, 'w').close()\nraise SystemExit(3)\nimport no_such_module_anywhere\n"
+    assert scan_code(code.encode()).status == "ok"
+    assert not marker.exists()
+
+
+def test_the_scanner_imports_neither_sphinx_nor_the_sphinx_layer():
+    probe = ("import sys, slimebook.scan, slimebook.scan.runner\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('sphinx', 'slimebook.sphinxext'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# -- the real store, built from a git repository made here ------------------------------------------------
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", *args], cwd=cwd, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def pinned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    repo = tmp_path / "upstream"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "a.py").write_bytes(GOOD)
+    (repo / "pkg" / "bad.py").write_bytes(BAD)
+    (repo / "docs.md").write_bytes(DOC)
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "fixture")
+    sha = _git(repo, "rev-parse", "HEAD")
+    lock = tmp_path / "sources.toml"
+    lock.write_text(
+        f'[slime]\nurl = "{repo}"\ncommit = "{sha}"\nlicense = "Apache-2.0"\n'
+        'blob_url = "https://example.invalid/{commit}/{path}{anchor}"\n', encoding="utf-8")
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("SLIME_SOURCE_URL", str(repo))
+    SourceStore(load_lock(lock)).fetch()
+    return lock
+
+
+def test_scan_store_reads_the_pin_and_caches_under_cache_root(pinned: Path, tmp_path: Path):
+    store = SourceStore(load_lock(pinned))
+    result = scan_store(store, jobs=2)
+    assert result.commit == store.lock.commit
+    assert [(f.path, f.source, f.status) for f in result.files] == [
+        ("pkg/a.py", "code", "ok"), ("pkg/bad.py", "code", "error"), ("docs.md", "doc", "ok")]
+    assert [f.blob for f in result.files] == [store.blob_id(f.path) for f in result.files]
+    assert {(r.path, r.source) for r in result.records} == {("pkg/a.py", "code"), ("docs.md", "doc")}
+    assert len(list((tmp_path / "cache" / "scan" / scanner_version()).rglob("*.json"))) == 3
+    assert scan_store(SourceStore(load_lock(pinned))).records == result.records
+
+
+def test_cli_scan_writes_json_tsv_and_stats(pinned: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    out, tsv = tmp_path / "out" / "scan.json", tmp_path / "scan.tsv"
+    code = cli.main(["--lock", str(pinned), "scan", "--json", str(out), "--tsv", str(tsv), "--stats", "--jobs", "1"])
+    assert code == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert {r["kind"] for r in data["records"]} == {"import", "syntax", "api_call"}
+    assert [e["path"] for e in data["errors"]] == ["pkg/bad.py"]
+    assert tsv.read_text(encoding="utf-8").splitlines()[0].split("\t") == list(RECORD_FIELDS)
+    stats = capsys.readouterr().out
+    for needle in ("by kind:", "by category:", "files scanned: 3 (2 code, 1 doc with 1 Python blocks)",
+                   "distinct API names: 1", "errors: 1", "pkg/bad.py: does not parse"):
+        assert needle in stats
+
+
+def test_cli_scan_without_the_pin_is_a_store_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]):
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(tmp_path / "empty-cache"))
+    lock = tmp_path / "sources.toml"
+    lock.write_text('[slime]\nurl = "x"\ncommit = "' + "0" * 40 + '"\nlicense = "MIT"\nblob_url = "x"\n',
+                    encoding="utf-8")
+    assert cli.main(["--lock", str(lock), "scan"]) == 2
+    assert "not in the source cache" in capsys.readouterr().err
