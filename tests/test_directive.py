@@ -160,3 +160,10 @@ def test_snapshot_pages_have_line_anchors_and_captions_link_them(build) -> None:
     assert not (app.outdir / "_snapshot" / "pkg" / "blob.bin.html").exists()
     rst = (app.outdir / "rstdoc.html").read_text()
     assert 'href="_snapshot/pkg/mod.py.html#L20"' in rst
+
+
+def test_latex_labels_a_multi_run_excerpt_once(build) -> None:
+    app = build("source", buildername="latex")
+    tex = next(app.outdir.glob("*.tex")).read_text()
+    label = r"\label{\detokenize{index:src-pkg-mod-py-l4-6-l20-21}}"
+    assert tex.count(label) == 1

@@ -20,6 +20,7 @@ from pygments.util import ClassNotFound
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
@@ -248,11 +249,29 @@ class SlimeRole(SphinxRole):
         return [nodes.literal(self.rawtext, self.text, classes=["slime-broken"])], []
 
 
+class SingleLabelForRuns(SphinxPostTransform):
+    """LaTeX labels every block of a captioned wrapper with the wrapper's ids; with several runs that
+    defines one label several times. Move the wrapper's ids onto its first run (LaTeX only)."""
+
+    default_priority = 100
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        for wrapper in self.document.findall(nodes.container):
+            if "slime-source" not in wrapper["classes"]:
+                continue
+            blocks = [child for child in wrapper.children if isinstance(child, nodes.literal_block)]
+            if len(blocks) > 1 and wrapper["ids"]:
+                blocks[0]["ids"].extend(wrapper["ids"])
+                wrapper["ids"] = []
+
+
 def setup(app: Sphinx) -> None:
     """Register the directive, the role, config values and environment hooks."""
     app.add_config_value("slimebook_lock", "sources/sources.toml", "env", types=[str])
     app.add_config_value("slimebook_source", "slime", "env", types=[str])
     app.add_directive("slime-source", SlimeSource)
+    app.add_post_transform(SingleLabelForRuns)
     app.add_role("slime", SlimeRole())
     app.connect("builder-inited", _open_store)
     app.connect("env-purge-doc", _purge)
