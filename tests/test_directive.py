@@ -86,6 +86,8 @@ def test_roles(build, source_repo: SourceRepo) -> None:
     assert f'href="{base}"' in html
     assert f'href="{base}#L10-L15"' in html  # Outer.Inner: outer comment excluded
     assert f'href="{base}#L20" title="pkg/mod.py:L20' in html  # pkg/alias.py is a symlink to pkg/mod.py
+    mini = '<sup class="slime-snapshot-mini"><a class="slime-snapshot reference internal" '
+    assert mini + 'href="_snapshot/pkg/mod.py.html#L4"' in html  # the offline snapshot beside the permalink
 
 
 def test_rst_document(build, source_repo: SourceRepo, fetched_cache: Path) -> None:

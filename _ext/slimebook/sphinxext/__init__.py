@@ -7,7 +7,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import course, guide, snapshot, source, sourcecheck
+from . import course, coverage, guide, numbers, snapshot, source, sourcecheck, usage, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -17,5 +17,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     course.setup(app)
     guide.setup(app)
     sourcecheck.setup(app)
+    usage.setup(app)  # usage-index, {usage}, the scan of the pin
+    usagepages.setup(app)
+    coverage.setup(app)
+    numbers.setup(app)
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -61,6 +61,11 @@ def add_snapshot_paths(app: Sphinx, paths: set[str]) -> None:
     app.__dict__.setdefault("slimebook_snapshot_paths", set()).update(paths)
 
 
+def builds_pages(app: Sphinx) -> bool:
+    """True when the builder writes generated pages (snapshots, usage pages): HTML, but not epub or singlehtml."""
+    return app.builder.format == "html" and app.builder.name != "singlehtml" and not app.builder.name.startswith("epub")
+
+
 def snapshot_paths(app: Sphinx) -> list[str]:
     """Every path that gets a snapshot page in this build, sorted."""
     from .source import get_store
@@ -106,7 +111,7 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     (blob id + :func:`_page_stamp_base`) and the file exists, so incremental builds stay cheap. The
     stamps are written (atomically) only after every yielded page was written.
     """
-    if app.builder.format != "html" or app.builder.name in ("epub", "singlehtml"):
+    if not builds_pages(app):
         return
     from .source import get_store
 

@@ -77,8 +77,17 @@ def _unique(document: nodes.document, anchor: str) -> str:
 
 
 def _language(path: str) -> str:
+    """The Pygments alias for ``path``, decided by its file name (memoised per name pattern)."""
+    name = path.rsplit("/", 1)[-1]
+    suffix = name[name.rfind("."):] if "." in name else name
+    return _language_for(suffix)
+
+
+@functools.lru_cache(maxsize=64)
+def _language_for(suffix: str) -> str:
+    # Pygments matches lexers on glob patterns of the name; a suffix (or a dot-less name) stands for them.
     try:
-        return get_lexer_for_filename(path).aliases[0]
+        return get_lexer_for_filename(f"x{suffix}" if suffix.startswith(".") else suffix).aliases[0]
     except ClassNotFound:
         return "text"
 
@@ -227,7 +236,9 @@ class SlimeRole(SphinxRole):
         where = excerpt.path if whole else f"{excerpt.path}:{excerpt.label()}"
         ref = nodes.reference("", "", refuri=uri, classes=["slime-ref"], reftitle=f"{where} @ {lock.short}")
         ref += nodes.literal(text, text)
-        return [ref], []
+        snapshot = nodes.superscript("", "", make_snapshot_ref(excerpt.path, 0 if whole else excerpt.start),
+                                     classes=["slime-snapshot-mini"])
+        return [ref, snapshot], []
 
     def _line(self) -> int:
         """The source line of this role: MyST reports a paragraph's first line for every role in it,

@@ -1,0 +1,493 @@
+"""The generated pages of the usage index, produced in ``html-collect-pages`` (like ``sphinx.ext.viewcode``).
+
+Pages (never written into the source tree):
+
+* ``_slimebook/usage/index``: the overview — pin, scanner version, counts per category and kind, files,
+  distinct names, scan errors, and links to everything below;
+* ``_slimebook/usage/category/<category>``: one per category of the scanner (19, ``candidates``
+  included, which is the candidates page): its names with counts and lessons, then every occurrence,
+  one section per name (id ``name-<name>``), one row per occurrence (id = the occurrence id);
+* ``_slimebook/usage/files``: every scanned file with occurrences → counts per category → links;
+* ``_slimebook/usage/coverage``: every API name and syntax kind → its lessons or its waiver, unmapped first;
+* ``_slimebook/usage/usage.json`` and ``usage.tsv``: the whole scan (the scanner's own writers).
+
+Bodies are docutils nodes rendered with ``builder.render_partial``; every link is computed relative to
+the generated page itself. The pages are skipped when ``_slimebook/usage/.stamp`` holds the stamp of
+their inputs (scan, lessons' declarations, waivers, navigation, configuration, this code) and they
+exist, so an incremental build does not render them again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.osutil import relative_uri
+
+from ..scan import write_json, write_tsv
+from ..scan.categories import CATEGORIES
+from ..scan.records import KINDS
+from ..snapshots import atomic_write, snapshot_pagename
+from ..usage import API_KINDS, Coverage, CoverageRow, category_members, key_of, name_anchor
+from .coverage import WaiverFile, book_coverage, load_waiver_file
+from .snapshot import _page_stamp_base, builds_pages
+from .source import get_store
+from .usage import (
+    COVERAGE_PAGE,
+    FILES_PAGE,
+    OVERVIEW_PAGE,
+    PAGE_ROOT,
+    Render,
+    category_page,
+    get_scan,
+    scroll,
+    usage_nodes,
+)
+
+logger = logging.getLogger(__name__)
+
+JSON_FILE = f"{PAGE_ROOT}/usage.json"
+TSV_FILE = f"{PAGE_ROOT}/usage.tsv"
+_STAMP = f"{PAGE_ROOT}/.stamp"
+_CODE = tuple(Path(__file__).with_name(n) for n in ("usage.py", "usagepages.py", "coverage.py"))
+
+#: A sentence per category: what it holds.
+CATEGORY_TEXT: dict[str, str] = {
+    "asyncio": "asyncio 的函数、类、常量和异常，以及事件循环、任务、Future、队列、锁等对象上的方法调用。",
+    "threading": "线程：threading（和 _thread）的函数、类，以及 Thread、Lock、Event、Condition 等对象的方法。",
+    "queue": "线程安全队列 queue 的类、异常和 Queue 对象的方法。",
+    "executors": "concurrent.futures：线程池、进程池、Future 和它们的方法。",
+    "multiprocessing": "多进程：multiprocessing 的函数、类和 Process、Queue、Pool 等对象的方法。",
+    "subprocess": "子进程：subprocess 的函数、类、常量、异常和 Popen 对象的方法。",
+    "signal": "信号：signal 的函数和常量。",
+    "contextvars": "上下文变量：ContextVar、Context 和它们的方法。",
+    "contextlib-async": "contextlib 中的异步部分：asynccontextmanager、AsyncExitStack、aclosing。",
+    "inspect-async": "inspect 中判断协程、可等待对象和异步生成器的函数。",
+    "async-builtins": "异步内置函数 aiter、anext。",
+    "async-typing": "typing 和 collections.abc 中的异步抽象类型（Awaitable、Coroutine、AsyncIterator 等）。",
+    "time-sleep": "阻塞的 time.sleep（在协程里调用它会卡住整个事件循环）。",
+    "os-process": "os 中与进程有关的函数：getpid、kill、killpg、fork、wait、system 等。",
+    "fcntl": "文件锁 fcntl。",
+    "select": "I/O 多路复用 select、selectors。",
+    "coroutine-helpers": "types 中的协程辅助：types.coroutine、CoroutineType、AsyncGeneratorType。",
+    "syntax": "async 语法本身：async def、await、async with、async for、异步推导式、异步生成器。",
+    "candidates": (
+        "候选：在类型未知的对象上调用的、名字像并发 API 方法的调用（get、put、result、wait……）。扫描器无法证明"
+        "接收者是队列、Future 或事件，所以只按方法名列出，供人工判断；它们不算 API，也不参与课程覆盖。"
+    ),
+}
+_KIND_TEXT = {
+    "import": "导入", "api_call": "调用", "api_reference": "引用", "method_call": "方法调用",
+    "instance_candidate": "候选", "syntax": "语法",
+}
+_STATUS_TEXT = {"unmapped": "未覆盖", "waived": "豁免", "taught": "已讲解"}
+
+
+# -- small node builders -----------------------------------------------------------------------------------
+def _para(*parts: nodes.Node | str, classes: list[str] | None = None) -> nodes.paragraph:
+    para = nodes.paragraph(classes=classes or [])
+    para.extend(nodes.Text(p) if isinstance(p, str) else p for p in parts)
+    return para
+
+
+def _code(text: str) -> nodes.literal:
+    return nodes.literal(text, text)
+
+
+def _ref(uri: str, *children: nodes.Node | str, title: str = "") -> nodes.reference:
+    ref = nodes.reference("", "", refuri=uri, internal=not uri.startswith(("http:", "https:")))
+    if title:
+        ref["reftitle"] = title
+    ref.extend(nodes.Text(c) if isinstance(c, str) else c for c in children)
+    return ref
+
+
+def _section(ids: str, title: str | nodes.Node) -> nodes.section:
+    section = nodes.section(ids=[ids])
+    section += nodes.title("", "", nodes.Text(title) if isinstance(title, str) else title)
+    return section
+
+
+def _simple_table(headers: list[str], rows: list[list[nodes.Node | str]], classes: list[str],
+                  wrap: tuple[int, ...] = ()) -> nodes.Element:
+    """A table; cells do not wrap, except in the columns ``wrap`` (indexes)."""
+    table = nodes.table(classes=["colwidths-auto", "slimebook-usage-simple", *classes])
+    group = nodes.tgroup(cols=len(headers))
+    table += group
+    for _ in headers:
+        group += nodes.colspec(colwidth=10)
+    head = nodes.thead()
+    row = nodes.row()
+    for header in headers:
+        row += nodes.entry("", _para(header))
+    head += row
+    group += head
+    body = nodes.tbody()
+    for cells in rows:
+        row = nodes.row()
+        for index, cell in enumerate(cells):
+            row += nodes.entry("", cell if isinstance(cell, nodes.Element) and not isinstance(cell, nodes.Inline)
+                               else _para(cell), classes=["slimebook-wrap"] if index in wrap else [])
+        body += row
+    group += body
+    return scroll(table, html=True)
+
+
+def _join(items: list[nodes.Node], sep: str = "、") -> nodes.paragraph:
+    para = nodes.paragraph()
+    for n, item in enumerate(items):
+        if n:
+            para += nodes.Text(sep)
+        para += item
+    return para
+
+
+# -- the page context --------------------------------------------------------------------------------------
+class _Page:
+    """One generated page being built: its name, link helpers, and the ids it already holds."""
+
+    def __init__(self, app: Sphinx, pagename: str) -> None:
+        self.app = app
+        self.pagename = pagename
+        self.ids: set[str] = set()
+        self.render = Render(get_store(app.env).lock, self.uri, self._claim, app.config.slimebook_usage_collapse)
+
+    def uri(self, target: str) -> str:
+        return self.app.builder.get_relative_uri(self.pagename, target)
+
+    def file_uri(self, path: str) -> str:
+        return relative_uri(self.app.builder.get_target_uri(self.pagename), path)
+
+    def _claim(self, occ_id: str) -> bool:
+        if occ_id in self.ids:
+            return False
+        self.ids.add(occ_id)
+        return True
+
+    def lesson(self, docname: str) -> nodes.Node:
+        env = self.app.env
+        title = env.titles[docname].astext() if docname in env.titles else docname
+        return _ref(self.uri(docname), title)
+
+    def teaching(self, row: CoverageRow | None, kinds: set[str]) -> nodes.Node:
+        """The "讲解" cell of a name: its lessons, its waiver reason, or why it has none."""
+        if row is None:
+            return _para("—（导入）" if kinds == {"import"} else "—（不计入覆盖）")
+        if row.lessons:
+            return _join([self.lesson(d) for d in row.lessons])
+        if row.waiver is not None:
+            return _para(f"豁免：{row.waiver.reason}")
+        return _para(nodes.strong("未覆盖", "未覆盖"))
+
+    def html(self, body: nodes.Element) -> str:
+        builder = self.app.builder
+        # The translator numbers titles from ``builder.fignumbers``, which belongs to the last document
+        # written (and is missing when none was): a generated page has no figure numbers.
+        saved = builder.__dict__.get("fignumbers")
+        builder.fignumbers = {}  # type: ignore[attr-defined]
+        try:
+            return builder.render_partial(body)["fragment"]
+        finally:
+            if saved is None:
+                del builder.fignumbers  # type: ignore[attr-defined]
+            else:
+                builder.fignumbers = saved  # type: ignore[attr-defined]
+
+
+# -- pages -------------------------------------------------------------------------------------------------
+def _overview(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
+    page = _Page(app, OVERVIEW_PAGE)
+    result = get_scan(app.env)
+    lock = page.render.lock
+    records = result.records
+    by_cat = Counter(r.category for r in records)
+    both = Counter((r.category, r.kind) for r in records)
+    by_kind = Counter(r.kind for r in records)
+    sources = Counter(f.source for f in result.files)
+    blocks = sum(f.blocks or 0 for f in result.files)
+    api_names = {r.name for r in records if r.kind in API_KINDS and r.kind != "syntax"}
+    syntax_kinds = {r.name for r in records if r.kind == "syntax"}
+    with_records = {r.path for r in records}
+
+    section = _section("slimebook-usage", "用法索引")
+    section += _para(
+        "用法索引列出固定提交中 Slime 使用并发 API 和 async 语法的每一处位置：扫描器（libcst）读取每个 ",
+        _code(".py"), " 文件和每个 Markdown 文件里的 Python 代码块，按 19 个类别记录每一次导入、调用、引用、"
+        "方法调用和 async 语法。每个位置都链接到该行的快照页（离线可读）和上游的永久链接；书中用 ",
+        _code("usage-index"), " 指令引用其中一部分。")
+    facts = nodes.bullet_list()
+    for item in (
+        _para("固定提交：", _code(lock.commit), f"（{lock.name}，{lock.url}，{lock.license}）"),
+        _para("扫描器版本：", _code(result.version), f"，记录模式版本 {result.schema_version}"),
+        _para(f"扫描的文件：{len(result.files)} 个（{sources['code']} 个 .py 文件，{sources['doc']} 个 Markdown "
+              f"文件，其中 {blocks} 个 Python 代码块），其中 {len(with_records)} 个文件有记录"),
+        _para(f"记录：{len(records)} 条（来自文档 {sum(r.source == 'doc' for r in records)} 条）；"
+              f"不同的 API 名称 {len(api_names)} 个，async 语法 {len(syntax_kinds)} 种"),
+        _para(f"解析失败的文件：{len(result.errors)} 个"),
+    ):
+        facts += nodes.list_item("", item)
+    section += facts
+
+    links = nodes.bullet_list()
+    for item in (
+        _para(_ref(page.uri(FILES_PAGE), "按文件的索引"), "：每个文件有多少处、属于哪些类别。"),
+        _para(_ref(page.uri(category_page("candidates")), "候选"),
+              "：类型未知的接收者上、名字像并发 API 的方法调用。"),
+        _para(_ref(page.uri(COVERAGE_PAGE), "课程覆盖表"),
+              f"：每个 API 名称和语法由哪一课讲解或为何豁免（已讲解 {len(cov.by_status('taught'))}，"
+              f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}）。"),
+        _para("下载整份扫描结果：", _ref(page.file_uri(JSON_FILE), _code("usage.json")), "、",
+              _ref(page.file_uri(TSV_FILE), _code("usage.tsv")), "（字段说明见 JSON 的 ", _code("fields"), "）。"),
+    ):
+        links += nodes.list_item("", item)
+    section += links
+
+    counts = _section("slimebook-usage-counts", "按类别和种类计数")
+    kinds = [k for k in KINDS if by_kind[k]]
+    rows: list[list[nodes.Node | str]] = []
+    for category in CATEGORIES:
+        rows.append([_para(_ref(page.uri(category_page(category)), _code(category))),
+                     *[str(both[(category, k)] or "·") for k in kinds], str(by_cat[category] or "0")])
+    rows.append([_para(nodes.strong("合计", "合计")), *[str(by_kind[k]) for k in kinds], str(len(records))])
+    counts += _simple_table(["类别", *[f"{_KIND_TEXT[k]}（{k}）" for k in kinds], "合计"], rows,
+                            ["slimebook-usage-counts"])
+    section += counts
+
+    if result.errors:
+        errors = _section("slimebook-usage-errors", "没有扫描成功的文件")
+        items = nodes.bullet_list()
+        for error in result.errors:
+            where = f"{error.path}:{error.line}" if error.line else error.path
+            items += nodes.list_item("", _para(_ref(page.uri(snapshot_pagename(error.path)) +
+                                                    (f"#L{error.line}" if error.line else ""), _code(where)),
+                                               f"：{error.message}"))
+        errors += items
+        section += errors
+    return page.html(section)
+
+
+def _category(app: Sphinx, category: str, cov: Coverage) -> str:
+    page = _Page(app, category_page(category))
+    records = [r for r in get_scan(app.env).records if r.category == category]
+    section = _section(f"slimebook-usage-{category}", f"用法索引：{category}")
+    section += _para(CATEGORY_TEXT.get(category, ""))
+    members = category_members(category)
+    if members:
+        section += _para("类别表中属于这一类的名称（前缀）：", *_interleave([_code(m) for m in members]), "。")
+    section += _para("回到", _ref(page.uri(OVERVIEW_PAGE), "用法索引"), "，或看",
+                     _ref(page.uri(COVERAGE_PAGE), "课程覆盖表"), "。")
+    if not records:
+        section += _para(f"固定提交 {page.render.lock.short} 中没有这一类的出现位置。",
+                         classes=["slimebook-usage-empty"])
+        return page.html(section)
+
+    groups: dict[str, list] = defaultdict(list)
+    for record in records:
+        groups[key_of(record)].append(record)
+    keys = sorted(groups)
+    by_kind = Counter(r.kind for r in records)
+    section += _para(f"共 {len(records)} 处，{len(keys)} 个名称，分布在 {len({r.path for r in records})} 个文件中（",
+                     "，".join(f"{_KIND_TEXT[k]} {by_kind[k]}" for k in KINDS if by_kind[k]), "）。")
+    rows_by_key = {row.key: row for row in cov.rows}
+    rows: list[list[nodes.Node | str]] = []
+    for key in keys:
+        group = groups[key]
+        kinds = {r.kind for r in group}
+        rows.append([
+            _para(_ref(f"#{name_anchor(key)}", _code(key))),
+            "、".join(k for k in KINDS if k in kinds),
+            str(len(group)),
+            str(len({r.path for r in group})),
+            page.teaching(rows_by_key.get(key), kinds),
+        ])
+    section += _simple_table(["名称", "种类", "次数", "文件", "讲解"], rows, ["slimebook-usage-names"], wrap=(4,))
+
+    columns = ("id", "location", "code", "scope", "kind", "provenance")
+    for key in keys:
+        group = groups[key]
+        sub = _section(name_anchor(key), _code(key))
+        sub += _para(f"{len(group)} 处，{len({r.path for r in group})} 个文件。")
+        sub.extend(usage_nodes(group, columns, page.render, f"展开 {key} 的全部 {len(group)} 处"))
+        section += sub
+    return page.html(section)
+
+
+def _files(app: Sphinx) -> str:
+    page = _Page(app, FILES_PAGE)
+    result = get_scan(app.env)
+    per_file: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in result.records:
+        per_file[record.path][record.category] += 1
+    section = _section("slimebook-usage-files", "用法索引：按文件")
+    scanned = [f for f in result.files if f.path in per_file]
+    section += _para(f"扫描的 {len(result.files)} 个文件中有 {len(scanned)} 个有记录（其余 "
+                     f"{len(result.files) - len(scanned)} 个没有）。文件名链接到它的快照页，类别链接到类别页。"
+                     "回到", _ref(page.uri(OVERVIEW_PAGE), "用法索引"), "。")
+    rows: list[list[nodes.Node | str]] = []
+    for scanned_file in scanned:
+        counts = per_file[scanned_file.path]
+        cats = [_ref(page.uri(category_page(c)), f"{c} {counts[c]}") for c in CATEGORIES if counts[c]]
+        rows.append([
+            _para(_ref(page.uri(snapshot_pagename(scanned_file.path)), _code(scanned_file.path))),
+            "代码" if scanned_file.source == "code" else "文档",
+            str(sum(counts.values())),
+            _join(cats, " · "),
+        ])
+    section += _simple_table(["文件", "来源", "记录", "按类别"], rows, ["slimebook-usage-files"], wrap=(3,))
+    return page.html(section)
+
+
+def _coverage(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
+    page = _Page(app, COVERAGE_PAGE)
+    section = _section("slimebook-usage-coverage", "课程覆盖表")
+    section += _para(
+        "本表列出扫描在固定提交中找到的每个 API 名称和每种 async 语法"
+        "（只计调用、引用、方法调用和语法；导入和候选不算），以及讲解它的课（由各课的 ", _code("lesson-teaches"),
+        " 声明）或豁免它的理由。未覆盖的排在最前；构建时每个未覆盖的名称、每条不再起作用的豁免都是一条警告。")
+    if waivers.path is None or not waivers.exists:
+        section += _para("没有豁免文件，所以构建不检查覆盖。", classes=["slimebook-usage-gate-off"])
+    else:
+        where = Path(waivers.path).relative_to(app.confdir) if Path(waivers.path).is_relative_to(app.confdir) \
+            else waivers.path
+        reasons = len({w.reason for w in waivers.waivers})
+        section += _para("豁免文件：", _code(str(where)), f"，{reasons} 条理由，{len(waivers.waivers)} 个名称模式。")
+    section += _para(f"共 {len(cov.rows)} 个名称：已讲解 {len(cov.by_status('taught'))}，"
+                     f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}。")
+    rows: list[list[nodes.Node | str]] = []
+    for row in cov.rows:
+        status = _STATUS_TEXT[row.status]
+        rows.append([
+            _para(nodes.strong(status, status)) if row.status == "unmapped" else status,
+            _para(_ref(page.uri(category_page(row.category)) + f"#{name_anchor(row.key)}", _code(row.key))),
+            page.teaching(row, set()),
+            str(row.count) + (f"（文档 {row.doc}）" if row.doc else ""),
+            _para(_ref(page.uri(category_page(row.category)), row.category)),
+        ])
+    section += _simple_table(["状态", "名称", "讲解或豁免", "次数", "类别"], rows, ["slimebook-usage-coverage"],
+                             wrap=(2,))
+
+    absent = _section("slimebook-usage-absent", "课程讲解、但 Slime 没有用到的名称")
+    if cov.absent:
+        items = nodes.bullet_list()
+        for docname, pattern in cov.absent:
+            items += nodes.list_item("", _para(_code(pattern), "：", page.lesson(docname)))
+        absent += items
+    else:
+        absent += _para("没有。")
+    section += absent
+
+    if waivers.waivers:
+        stale = {w.pattern: why for w, why in cov.stale}
+        table = _section("slimebook-usage-waivers", "豁免条目")
+        rows = [[_para(_code(w.pattern)), w.reason, str(len(cov.waiver_hits.get(w.pattern, []))),
+                 "不再起作用：" + stale[w.pattern] if w.pattern in stale else "—"] for w in waivers.waivers]
+        table += _simple_table(["模式", "理由", "匹配的名称", "问题"], rows, ["slimebook-usage-waivers"], wrap=(1, 3))
+        section += table
+    return page.html(section)
+
+
+def _interleave(items: list[nodes.Node], sep: str = "、") -> list[nodes.Node]:
+    out: list[nodes.Node] = []
+    for n, item in enumerate(items):
+        if n:
+            out.append(nodes.Text(sep))
+        out.append(item)
+    return out
+
+
+# -- collection --------------------------------------------------------------------------------------------
+def _pages() -> list[str]:
+    return [OVERVIEW_PAGE, FILES_PAGE, COVERAGE_PAGE, *(category_page(c) for c in CATEGORIES)]
+
+
+def _stamp(app: Sphinx, waivers: WaiverFile) -> str:
+    env = app.env
+    result = get_scan(env)
+    waiver_text = Path(waivers.path).read_text(encoding="utf-8") if waivers.exists and waivers.path else ""
+    payload = json.dumps([
+        _page_stamp_base(app), result.version, result.commit,
+        sorted((d, list(n)) for d, n in env.__dict__.get("slimebook_teaches", {}).items()),
+        waiver_text, str(waivers.path), app.config.slimebook_usage_collapse,
+        [hashlib.sha256(p.read_bytes()).hexdigest() for p in _CODE],
+    ], ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _write_downloads(app: Sphinx) -> None:
+    result = get_scan(app.env)
+    for name, writer in ((JSON_FILE, write_json), (TSV_FILE, write_tsv)):
+        buffer = io.StringIO()
+        writer(result, buffer)
+        atomic_write(Path(app.outdir, name), buffer.getvalue())
+
+
+def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """``html-collect-pages``: the usage pages (see the module docstring), unless their stamp is current."""
+    if not builds_pages(app):
+        return
+    waivers = load_waiver_file(app)
+    stamp = _stamp(app, waivers)
+    stamp_file = Path(app.outdir, _STAMP)
+    outputs = [Path(app.builder.get_outfilename(p)) for p in _pages()]
+    outputs += [Path(app.outdir, JSON_FILE), Path(app.outdir, TSV_FILE)]
+    try:
+        current = stamp_file.read_text(encoding="utf-8") == stamp
+    except OSError:
+        current = False
+    if current and all(p.exists() for p in outputs):
+        return
+    _write_downloads(app)
+    cov = book_coverage(app, waivers)
+    yield OVERVIEW_PAGE, {"title": "用法索引", "body": _overview(app, cov, waivers), "parents": []}, "page.html"
+    yield FILES_PAGE, {"title": "用法索引：按文件", "body": _files(app), "parents": []}, "page.html"
+    yield COVERAGE_PAGE, {"title": "课程覆盖表", "body": _coverage(app, cov, waivers), "parents": []}, "page.html"
+    for category in CATEGORIES:
+        body = _category(app, category, cov)
+        yield category_page(category), {"title": f"用法索引：{category}", "body": body, "parents": []}, "page.html"
+    atomic_write(stamp_file, stamp)
+
+
+#: Styles of usage tables (documents and generated pages), written to ``_static/`` of HTML output.
+CSS_FILE = "slimebook-usage.css"
+CSS = """\
+/* slimebook usage index: written by slimebook.sphinxext.usagepages */
+.slimebook-usage-wrapper { overflow-x: auto; }
+table.slimebook-usage { font-size: 0.8em; }
+table.slimebook-usage th, table.slimebook-usage td { padding: 0.15em 0.4em; vertical-align: top; }
+table.slimebook-usage td p { margin: 0; }
+table.slimebook-usage td code, table.slimebook-usage .slimebook-col-location,
+table.slimebook-usage .slimebook-col-kind, table.slimebook-usage .slimebook-col-provenance { white-space: nowrap; }
+table.slimebook-usage .slimebook-col-id code { font-size: 0.85em; }
+table.slimebook-usage .slimebook-col-code { min-width: 24em; }
+table.slimebook-usage .slimebook-col-code code { white-space: pre-wrap; background: none; border: none; }
+table.slimebook-usage a.slime-permalink { text-decoration: none; }
+table.slimebook-usage tr:target { background: rgba(255, 200, 0, 0.25); }
+table.slimebook-usage-simple { font-size: 0.85em; }
+table.slimebook-usage-simple th, table.slimebook-usage-simple td { padding: 0.15em 0.5em; white-space: nowrap; }
+table.slimebook-usage-simple td.slimebook-wrap { white-space: normal; min-width: 16em; }
+table.slimebook-usage-simple td p { margin: 0; }
+details.slimebook-usage-details > summary { cursor: pointer; font-weight: 600; margin: 0.4em 0; }
+p.slimebook-usage-summary code, table.slimebook-usage-names code { white-space: nowrap; }
+"""
+
+
+def _write_css(app: Sphinx, exc: Exception | None) -> None:
+    if exc is None and app.builder.format == "html":
+        target = Path(app.outdir, "_static", CSS_FILE)
+        if not target.exists() or target.read_text(encoding="utf-8") != CSS:
+            atomic_write(target, CSS)
+
+
+def setup(app: Sphinx) -> None:
+    """Register the page collector and the table styles."""
+    app.add_css_file(CSS_FILE)
+    app.connect("html-collect-pages", collect_pages)
+    app.connect("build-finished", _write_css)

@@ -1,0 +1,224 @@
+"""Build benchmark: the book with ``-j 1`` against ``-j 2``, and ``slime-source`` against ``literalinclude``.
+
+Usage::
+
+    .venv/bin/python bench/build.py [--excerpts 300] [--skip-book] [--skip-excerpts] [--keep]
+
+Measures, in one run (not a test; prints, never asserts):
+
+1. **The book**, copied to a temporary directory (without _build, .venv, .git, caches): a full HTML build
+   with fresh doctrees and output, ``-j 1``, then ``-j 2``. Prints both wall times, the ratio
+   ``-j 2 / -j 1``, and whether the two outputs agree on every generated usage page, every lesson page
+   and the usage downloads (byte for byte).
+2. **Excerpts**: generated projects with the same ``--excerpts`` line ranges of the pinned ``.py`` files
+   (10 documents): *slime-source* cites them with ``slime-source`` (read from git objects at the pin);
+   *literalinclude* copies those files into the project and includes them with ``literalinclude`` and
+   ``:lineno-match:``; two more projects hold the same documents with a sentence in place of each
+   excerpt, one with the slimebook extension and one without, to split the fixed cost of the extension
+   from the cost per excerpt. Each is built from scratch with ``-j 1``, with the ``singlehtml`` builder
+   (no generated pages: the excerpts alone; the target slime-source / literalinclude ≤ 1.3 applies here)
+   and with ``html`` (the slimebook projects also write a snapshot page per scanned file and the usage
+   pages). Of ``--repeat`` runs the one with the least CPU counts; wall and CPU seconds (the build's and
+   its children's) are both printed, since the machine may be shared.
+
+The pinned Slime sources must be in the cache (``make sources``). The warm caches (scan, snapshot
+fragments) of the machine are used as a normal build would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "_ext"))
+SPHINX = [sys.executable, "-m", "sphinx"]
+SKIP = shutil.ignore_patterns("_build", ".venv", ".git", "node_modules", "__pycache__", ".ruff_cache",
+                              ".hypothesis", ".pytest_cache", "*.egg-info", "bench", "tests")
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall and CPU seconds (the CPU of the build process and its children: steadier on a shared machine)."""
+
+    wall: float
+    cpu: float
+
+    def __lt__(self, other: Timing) -> bool:
+        return self.cpu < other.cpu
+
+    def __str__(self) -> str:
+        return f"{self.wall:7.1f} s wall {self.cpu:7.1f} s CPU"
+
+
+def _build(src: Path, out: Path, builder: str = "html", jobs: int = 1, warnings_fail: bool = True) -> Timing:
+    """The time of one fresh build (raises with Sphinx's stderr when it fails)."""
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [*SPHINX, "-q", "-b", builder, "-j", str(jobs), "-d", str(out / "doctrees"), str(src),
+           str(out / builder)]
+    if warnings_fail:
+        cmd[4:4] = ["-W", "--keep-going"]
+    cpu0, start = _children_cpu(), time.perf_counter()
+    proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, check=False)
+    timing = Timing(time.perf_counter() - start, _children_cpu() - cpu0)
+    if proc.returncode:
+        raise SystemExit(f"bench: {' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
+    return timing
+
+
+def _compare(a: Path, b: Path) -> tuple[int, list[str]]:
+    """Files compared and the differing ones: generated usage pages, downloads, lesson pages."""
+    names = sorted(str(p.relative_to(a)) for p in (a / "_slimebook" / "usage").rglob("*") if p.is_file())
+    names += sorted(str(p.relative_to(a)) for p in (a / "chapters" / "async").glob("*.html"))
+    differ = [n for n in names if not (b / n).exists() or not filecmp.cmp(a / n, b / n, shallow=False)]
+    return len(names), differ
+
+
+def bench_book(work: Path) -> None:
+    book = work / "book"
+    shutil.copytree(ROOT, book, ignore=SKIP, symlinks=True)
+    print(f"book: {sum(1 for _ in (book / 'chapters').rglob('*.md'))} chapter files; "
+          f"load average {os.getloadavg()[0]:.1f}; {os.cpu_count()} CPUs", flush=True)
+    one = _build(book, work / "j1", jobs=1)
+    print(f"  full build -j 1     {one}", flush=True)
+    two = _build(book, work / "j2", jobs=2)
+    print(f"  full build -j 2     {two}", flush=True)
+    print(f"  ratio -j 2 / -j 1   {two.wall / one.wall:7.3f} wall {two.cpu / one.cpu:7.3f} CPU")
+    count, differ = _compare(work / "j1" / "html", work / "j2" / "html")
+    print(f"  outputs agree       {'yes' if not differ else 'NO'} ({count} files compared: usage pages, "
+          f"downloads, lesson pages){'' if not differ else ': ' + ', '.join(differ[:10])}")
+
+
+def _ranges(store, count: int) -> list[tuple[str, int, int]]:
+    """``count`` deterministic 12-line ranges spread over the pinned .py files (largest files first)."""
+    files = sorted(((len(store.read_lines(p)), p) for p in store.files(".py")), reverse=True)
+    files = [(n, p) for n, p in files if n >= 40]
+    ranges: list[tuple[str, int, int]] = []
+    step = 0
+    while len(ranges) < count:
+        for n, path in files:
+            start = 1 + (step * 37) % (n - 12)
+            ranges.append((path, start, start + 11))
+            if len(ranges) == count:
+                break
+        step += 1
+    return ranges
+
+
+_CONF = textwrap.dedent('''\
+    project = "bench"
+    extensions = ["myst_parser"{extra}]
+    exclude_patterns = ["_build", "files"]
+    {config}
+    ''')
+
+
+def _project(root: Path, ranges: list[tuple[str, int, int]], kind: str, lock: Path, extension: bool) -> Path:
+    """A project of 10 documents citing ``ranges`` with ``kind`` (``slime``, ``literal`` or ``none``: the
+    same documents with a paragraph in place of each excerpt)."""
+    root.mkdir(parents=True)
+    docs = 10
+    per = -(-len(ranges) // docs)
+    config = f"slimebook_lock = {str(lock)!r}" if extension else ""
+    (root / "conf.py").write_text(_CONF.format(extra=', "slimebook"' if extension else "", config=config))
+    names = [f"doc{n:02d}" for n in range(docs)]
+    (root / "index.md").write_text("# Bench\n\n```{toctree}\n" + "\n".join(names) + "\n```\n")
+    for n, name in enumerate(names):
+        parts = [f"# Part {n}\n"]
+        for path, start, end in ranges[n * per:(n + 1) * per]:
+            if kind == "slime":
+                parts.append(f"```{{slime-source}} {path}\n:lines: {start}-{end}\n```\n")
+            elif kind == "literal":
+                parts.append(f"```{{literalinclude}} /files/{path}\n:lines: {start}-{end}\n:lineno-match:\n"
+                             f":caption: {path} · L{start}–L{end}\n```\n")
+            else:
+                parts.append(f"{path}, lines {start} to {end}.\n")
+        (root / f"{name}.md").write_text("\n".join(parts))
+    return root
+
+
+def _best(repeat: int, fn) -> Timing:
+    return min(fn() for _ in range(repeat))
+
+
+def bench_excerpts(work: Path, count: int, repeat: int) -> None:
+    from slimebook.lock import load_lock
+    from slimebook.store import SourceStore
+
+    lock_path = ROOT / "sources" / "sources.toml"
+    store = SourceStore(load_lock(lock_path))
+    store.require()
+    ranges = _ranges(store, count)
+    projects = {
+        "slime-source": _project(work / "slime", ranges, "slime", lock_path, extension=True),
+        "literalinclude": _project(work / "literal", ranges, "literal", lock_path, extension=False),
+        "no excerpts, slimebook": _project(work / "bare-slime", ranges, "none", lock_path, extension=True),
+        "no excerpts, plain": _project(work / "bare", ranges, "none", lock_path, extension=False),
+    }
+    for path in sorted({p for p, _, _ in ranges}):
+        target = projects["literalinclude"] / "files" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(store.read_bytes(path))
+    print(f"excerpts: {len(ranges)} ranges of 12 lines from {len({p for p, _, _ in ranges})} files in 10 "
+          f"documents; fresh -j 1 builds, least CPU of {repeat}; load average {os.getloadavg()[0]:.1f}",
+          flush=True)
+    for builder, note in (("singlehtml", "no generated pages: the excerpts alone"),
+                          ("html", "the slimebook projects also write snapshot and usage pages")):
+        # ranges cut through docstrings: both projects get the same highlighting warnings, so no -W here
+        wall = {name: _best(repeat, lambda src=src, b=builder: _build(src, work / f"out-{b}-{src.name}", b,
+                                                                       warnings_fail=False))
+                for name, src in projects.items()}
+        print(f"  -b {builder} ({note})")
+        for name, timing in wall.items():
+            print(f"    {name:<24}{timing}")
+        for what in ("wall", "cpu"):
+            t = {name: getattr(timing, what) for name, timing in wall.items()}
+            ratio = t["slime-source"] / t["literalinclude"]
+            per_slime = (t["slime-source"] - t["no excerpts, slimebook"]) / len(ranges) * 1000
+            per_literal = (t["literalinclude"] - t["no excerpts, plain"]) / len(ranges) * 1000
+            fixed = t["no excerpts, slimebook"] - t["no excerpts, plain"]
+            verdict = f"target <= 1.3 {'met' if ratio <= 1.3 else 'NOT met'}" if builder == "singlehtml" else ""
+            print(f"    {what:<4} ratio slime-source / literalinclude {ratio:6.3f} {verdict:<17} per excerpt "
+                  f"{per_slime:5.1f} ms vs {per_literal:5.1f} ms; fixed cost of the extension {fixed:5.1f} s",
+                  flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--excerpts", type=int, default=300)
+    parser.add_argument("--skip-book", action="store_true")
+    parser.add_argument("--skip-excerpts", action="store_true")
+    parser.add_argument("--repeat", type=int, default=1, help="excerpt builds: best of N")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="slimebook-bench-build-"))
+    try:
+        if not args.skip_book:
+            bench_book(work)
+        if not args.skip_excerpts:
+            bench_excerpts(work, args.excerpts, args.repeat)
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

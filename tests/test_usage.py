@@ -1,0 +1,388 @@
+"""The usage index through ``sphinx.testing``: filters, escaping, snapshot anchors, generated pages, coverage.
+
+The fixture upstream is built here (one commit): a module with async code and a line full of characters
+to escape, a module with more than 30 ``time.sleep`` calls (a collapsed table), threads, a thread queue,
+an unresolved ``cache.get`` (a candidate) and a Markdown doc with a fenced Python block.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import json
+import re
+import textwrap
+from io import StringIO
+from pathlib import Path
+from urllib.parse import urljoin
+
+import pytest
+from sphinx.testing.util import SphinxTestApp
+
+from conftest import ROOTS, git
+from slimebook.lock import load_lock
+from slimebook.scan.categories import CATEGORIES
+from slimebook.store import SourceStore
+
+LOOP = textwrap.dedent('''\
+    import asyncio
+    import threading
+    from queue import Queue
+
+
+    async def main():
+        await asyncio.sleep(0)  # <script>alert("x")</script> & ]]> 'q'
+        results = await asyncio.gather(work(1), work(2))
+        q = Queue()
+        q.put(results)
+        t = threading.Thread(target=print)
+        t.start()
+        cache.get(1)
+        return results
+
+
+    async def work(n):
+        await asyncio.sleep(n)
+        return n
+    ''')
+
+MANY = "import time\n\n\ndef spin():\n" + "".join(f"    time.sleep({n})\n" for n in range(40))
+
+GUIDE = textwrap.dedent('''\
+    # Guide
+
+    Some text.
+
+    ```python
+    import asyncio
+
+    async def main():
+        await asyncio.sleep(1)
+
+    asyncio.run(main())
+    ```
+    ''')
+
+LOCK = textwrap.dedent('''\
+    [slime]
+    url = "{url}"
+    commit = "{commit}"
+    license = "Apache-2.0"
+    blob_url = "https://example.invalid/up/blob/{{commit}}/{{path}}{{anchor}}"
+    ''')
+
+
+@pytest.fixture(scope="module")
+def upstream(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]:
+    """(work tree, pinned commit, a source cache holding it)."""
+    base = tmp_path_factory.mktemp("usage-git")
+    repo = base / "upstream"
+    (repo / "app").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    git("init", "--quiet", "--initial-branch=main", str(repo), cwd=base)
+    (repo / "app" / "loop.py").write_text(LOOP)
+    (repo / "app" / "many.py").write_text(MANY)
+    (repo / "docs" / "guide.md").write_text(GUIDE)
+    (repo / "README.md").write_text("# upstream\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "one", cwd=repo)
+    commit = git("rev-parse", "HEAD", cwd=repo).strip()
+    cache = tmp_path_factory.mktemp("usage-cache")
+    lock = base / "sources.toml"
+    lock.write_text(LOCK.format(url=repo.as_posix(), commit=commit))
+    SourceStore(load_lock(lock), root=cache).fetch()
+    return repo, commit, cache
+
+
+@pytest.fixture
+def build(tmp_path: Path, upstream, monkeypatch: pytest.MonkeyPatch):
+    """``build(root, buildername="html", parallel=0, srcdir=None) -> app`` against the fixture pin."""
+    repo, commit, cache = upstream
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(cache))
+    apps: list[SphinxTestApp] = []
+
+    def _build(name: str, buildername: str = "html", parallel: int = 0, srcdir: Path | None = None,
+               **kwargs) -> SphinxTestApp:
+        if srcdir is None:
+            import shutil
+
+            srcdir = tmp_path / f"{name}-{buildername}-{parallel}"
+            shutil.copytree(ROOTS / f"test-{name}", srcdir)
+            (srcdir / "sources.toml").write_text(LOCK.format(url=repo.as_posix(), commit=commit))
+        app = SphinxTestApp(buildername, srcdir=srcdir, status=StringIO(), warning=StringIO(), parallel=parallel,
+                            **kwargs)
+        apps.append(app)
+        app.build()
+        return app
+
+    yield _build
+    for app in apps:
+        app.cleanup()
+
+
+def _pinned(upstream, path: str) -> list[str]:
+    repo, commit, cache = upstream
+    lock = repo.parent / "sources.toml"
+    store = SourceStore(load_lock(lock), root=cache)
+    try:
+        return store.read_lines(path)
+    finally:
+        store.close()
+
+
+def _tables(page: str) -> list[str]:
+    """The HTML of each usage table on a page, in order."""
+    return re.findall(r'<table class="[^"]*slimebook-usage[ "].*?</table>', page, re.DOTALL)
+
+
+def _locations(table: str) -> list[str]:
+    return [htmllib.unescape(t) for t in re.findall(r'<code class="docutils literal notranslate"><span class="pre">'
+                                                    r'([^<]+:\d+)</span></code>', table)]
+
+
+# -- filters ---------------------------------------------------------------------------------------------
+def test_filters_select_the_right_rows(build) -> None:
+    app = build("usage")
+    assert app._warning.getvalue() == ""
+    page = (app.outdir / "index.html").read_text()
+    by_name, by_category, by_path, candidates, other_lesson = _tables(page)
+    # :name: asyncio.sleep, three columns: loop.py twice, then the doc block
+    assert _locations(by_name) == ["app/loop.py:7", "app/loop.py:18", "docs/guide.md:9"]
+    assert re.findall(r'<th class="head slimebook-col-(\w+)"', by_name) == ["id", "location", "code"]
+    assert re.findall(r'<th class="head slimebook-col-(\w+)"', by_category) == [
+        "id", "location", "code", "scope", "name", "kind", "provenance"]
+    # :category: threading queue -- imports excluded by default
+    assert _locations(by_category) == ["app/loop.py:9", "app/loop.py:10", "app/loop.py:11", "app/loop.py:12"]
+    # :path: + :kind: import
+    assert _locations(by_path) == ["app/loop.py:1", "app/loop.py:2", "app/loop.py:3"]
+    assert _locations(candidates) == ["app/loop.py:13"]
+    # :lesson: lesson-a (another document) + :path: docs/ -- ordered by the lesson's declaration order
+    assert _locations(other_lesson) == ["docs/guide.md:8", "docs/guide.md:9", "docs/guide.md:9"]
+    assert "没有找到符合条件的出现位置（名称 nothing.here）" in page
+    summary = re.search(r'<p class="slimebook-usage-summary">(.*?)</p>', page, re.DOTALL)[1]
+    assert "共 3 处，分布在 2 个文件中" in htmllib.unescape(re.sub("<[^>]+>", "", summary))
+
+
+def test_lesson_tables_and_absent_names(build) -> None:
+    app = build("usage")
+    lesson_a = (app.outdir / "lesson-a.html").read_text()
+    text = htmllib.unescape(re.sub("<[^>]+>", "", lesson_a))
+    assert "asyncio.Queue.* 0（Slime 没有用到）" in text
+    assert "asyncio.gather 1" in text
+    (table,) = _tables(lesson_a)
+    # grouped by the order of the declaration: async_def first, then await, sleep, gather
+    names = re.findall(r'name-([^"#]+)"><code', table)
+    assert names[:3] == ["syntax-async_def"] * 3
+    assert names[-1] == "asyncio.gather"
+    # lesson-b declares after its table: the table still has the 40 calls, collapsed
+    lesson_b = (app.outdir / "lesson-b.html").read_text()
+    assert '<details class="slimebook-usage-details"><summary>展开全部 40 处</summary>' in lesson_b
+    assert len(_locations(_tables(lesson_b)[0])) == 40
+    assert "<details" not in (app.outdir / "index.html").read_text()
+
+
+def test_code_lines_are_highlighted_and_escaped(build) -> None:
+    app = build("usage")
+    for page in (app.outdir / "index.html", app.outdir / "_slimebook/usage/category/asyncio.html"):
+        html = page.read_text()
+        assert "<script>alert" not in html
+        row = re.search(r'<tr[^>]*>(?:(?!</tr>).)*app/loop\.py:7<(?:(?!</tr>).)*</tr>', html, re.DOTALL)[0]
+        assert 'class="code highlight python docutils literal' in row
+        shown = htmllib.unescape(re.sub("<[^>]+>", "", row.split("code highlight python", 1)[1].split(">", 1)[1]))
+        assert """await asyncio.sleep(0)  # <script>alert("x")</script> & ]]> 'q'""" in shown
+        assert "&lt;script&gt;" in row and "&amp;" in row and "]]&gt;" in row
+
+
+def test_every_location_lands_on_its_line(build, upstream) -> None:
+    app = build("usage")
+    out = app.outdir
+    pages = [out / "index.html", out / "lesson-a.html", out / "lesson-b.html",
+             *(out / "_slimebook/usage/category").glob("*.html")]
+    checked = 0
+    pinned: dict[str, list[str]] = {}
+    for page in pages:
+        html = page.read_text()
+        for href, where in re.findall(r'<a class="slime-snapshot reference internal" href="([^"]+)"[^>]*>'
+                                      r'<code[^>]*><span class="pre">([^<]+)</span>', html):
+            path, line = where.rsplit(":", 1)
+            target = urljoin(page.as_uri(), href)
+            file, anchor = target.split("#")
+            assert file == (out / f"_snapshot/{path}.html").as_uri(), (page, href)
+            assert anchor == f"L{line}"
+            snapshot = Path(file.removeprefix("file://")).read_text()
+            if path not in pinned:
+                pinned[path] = _pinned(upstream, path)
+            assert _snapshot_line(snapshot, int(line)) == pinned[path][int(line) - 1]
+            checked += 1
+    assert checked > 100
+
+
+def _snapshot_line(page: str, n: int) -> str:
+    match = re.search(rf'<span id="L{n}">(.*?)(?=<span id="L{n + 1}">|</code></pre>)', page, re.DOTALL)
+    text = re.sub("<[^>]+>", "", re.sub(r'<span class="linenos">\s*\d+</span>', "", match[1]))
+    return htmllib.unescape(text).rstrip("\n")
+
+
+def test_row_ids_are_occurrence_ids_and_unique(build) -> None:
+    app = build("usage")
+    data = json.loads((app.outdir / "_slimebook/usage/usage.json").read_text())
+    ids = {r["id"] for r in data["records"]}
+    for page in app.outdir.rglob("*.html"):
+        html = page.read_text()
+        rows = re.findall(r'<tr class="[^"]*" id="(occ-[0-9a-f]{12})"', html)
+        assert len(rows) == len(set(rows)), page
+        assert set(rows) <= ids
+        for occ in rows:
+            assert f'href="#{occ}"' in html
+    syntax = (app.outdir / "_slimebook/usage/category/syntax.html").read_text()
+    assert ids >= set(re.findall(r'id="(occ-[0-9a-f]{12})"', syntax))
+
+
+# -- roles ----------------------------------------------------------------------------------------------
+def test_roles_link_generated_pages_and_numbers_come_from_the_pin(build, upstream) -> None:
+    app = build("usage")
+    html = (app.outdir / "index.html").read_text()
+    assert 'href="_slimebook/usage/category/asyncio.html"' in html
+    assert 'href="_slimebook/usage/category/asyncio.html#name-asyncio.gather"' in html
+    assert 'href="_slimebook/usage/category/syntax.html#name-syntax-await"' in html
+    assert 'href="_slimebook/usage/coverage.html"' in html
+    assert re.search(r'href="_slimebook/usage/files.html">the files</a>', html)
+    text = htmllib.unescape(re.sub("<[^>]+>", "", html))
+    py_lines = len(LOOP.splitlines()) + len(MANY.splitlines())
+    assert (f"py-files=2; py-lines={py_lines}; app-files=2; gather=1; await=4; asyncio-category=7; "
+            "sleep-glob=43") in text.replace("\n", " ")
+    for page, anchor in (("category/asyncio", "name-asyncio.gather"), ("category/syntax", "name-syntax-await")):
+        assert f'id="{anchor}"' in (app.outdir / f"_slimebook/usage/{page}.html").read_text()
+
+
+# -- generated pages ------------------------------------------------------------------------------------
+def test_generated_pages(build, upstream) -> None:
+    app = build("usage")
+    usage = app.outdir / "_slimebook" / "usage"
+    assert sorted(p.stem for p in (usage / "category").glob("*.html")) == sorted(CATEGORIES)
+    overview = htmllib.unescape(re.sub("<[^>]+>", "", (usage / "index.html").read_text()))
+    assert upstream[1] in overview
+    assert ("扫描的文件：4 个（2 个 .py 文件，2 个 Markdown 文件，其中 1 个 Python 代码块），"
+            "其中 3 个文件有记录") in overview
+    assert (usage / "usage.json").exists() and (usage / "usage.tsv").exists()
+    data = json.loads((usage / "usage.json").read_text())
+    assert data["commit"] == upstream[1]
+    tsv = (usage / "usage.tsv").read_text().splitlines()
+    assert len(tsv) == len(data["records"]) + 1
+    empty = (usage / "category" / "fcntl.html").read_text()
+    assert "中没有这一类的出现位置" in empty
+    candidates = (usage / "category" / "candidates.html").read_text()
+    assert 'id="name-get"' in candidates and "类型未知" in candidates
+    files = (usage / "files.html").read_text()
+    assert 'href="../../_snapshot/docs/guide.md.html"' in files
+    assert 'href="category/time-sleep.html">time-sleep 40</a>' in files
+    # snapshot pages for every scanned file, the Markdown doc included
+    assert (app.outdir / "_snapshot" / "docs" / "guide.md.html").exists()
+    assert (app.outdir / "_snapshot" / "README.md.html").exists()
+
+
+def test_coverage_page(build) -> None:
+    app = build("usage")
+    page = (app.outdir / "_slimebook/usage/coverage.html").read_text()
+    text = htmllib.unescape(re.sub("<[^>]+>", "", page))
+    assert "未覆盖 0" in text
+    assert "豁免：Lesson C (not written): threads and thread queues" in text
+    assert "豁免：Lesson D (not written): running the loop" in text
+    rows = re.findall(r'<tr class="row-(?:odd|even)"><td><p>(已讲解|豁免|未覆盖)</p>', page)
+    assert rows == sorted(rows, key=["未覆盖", "豁免", "已讲解"].index)
+    assert 'href="../../lesson-a.html">Lesson A</a>' in page
+    assert "asyncio.Queue.*" in text  # taught, not used: listed, not a warning
+
+
+def test_incremental_build_skips_pages_and_rereads_on_scanner_change(build, monkeypatch) -> None:
+    app = build("usage")
+    stamp = app.outdir / "_slimebook/usage/.stamp"
+    page = app.outdir / "_slimebook/usage/category/asyncio.html"
+    before = page.stat().st_mtime_ns
+    read = dict(app.env.all_docs)
+    again = build("usage", srcdir=app.srcdir)
+    assert page.stat().st_mtime_ns == before and stamp.exists()
+    assert again.env.all_docs == read  # nothing re-read
+    stamp.unlink()  # pages stale, no document written in this build: the pages are rendered on their own
+    build("usage", srcdir=app.srcdir)
+    assert page.stat().st_mtime_ns != before and stamp.exists()
+    assert 'id="name-asyncio.gather"' in page.read_text()
+    import slimebook.sphinxext.usage as usage
+
+    monkeypatch.setattr(usage, "scanner_version", lambda: "test-bump")
+    third = build("usage", srcdir=app.srcdir)
+    reread = {d for d in read if third.env.all_docs[d] != read[d]}
+    assert reread == {"index", "lesson-a", "lesson-b"}
+
+
+# -- other builders -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("buildername", ["text", "latex"])
+def test_other_builders_degrade(build, buildername: str) -> None:
+    app = build("usage", buildername)
+    assert app._warning.getvalue() == ""
+    out = next(app.outdir.glob("lesson-b.txt")) if buildername == "text" else next(app.outdir.glob("*.tex"))
+    text = out.read_text()
+    assert "共 40 处" in text
+    assert "app/many.py:5" in text
+    assert "_snapshot" not in text and "<details" not in text
+
+
+# -- -j 1 and -j 2 ----------------------------------------------------------------------------------------
+def test_parallel_build_gives_the_same_html(build) -> None:
+    serial = build("usage", parallel=0)
+    parallel = build("usage", parallel=2)
+    pages = ["index.html", "lesson-a.html", "lesson-b.html",
+             *(str(p.relative_to(serial.outdir)) for p in (serial.outdir / "_slimebook/usage").rglob("*.html"))]
+    assert len(pages) == 3 + 3 + len(CATEGORIES)
+    for name in pages:
+        assert (serial.outdir / name).read_text() == (parallel.outdir / name).read_text(), name
+    for name in ("usage.json", "usage.tsv"):
+        assert (serial.outdir / "_slimebook/usage" / name).read_bytes() == \
+            (parallel.outdir / "_slimebook/usage" / name).read_bytes()
+
+
+# -- warnings -------------------------------------------------------------------------------------------
+def _line_of(path: Path, needle: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def test_errors_are_located(build) -> None:
+    app = build("usage-errors")
+    warnings = app._warning.getvalue()
+    src = app.srcdir / "index.md"
+    waivers = app.srcdir / "coverage-waivers.toml"
+    expected = [
+        (f"index.md:{_line_of(src, ':category: nope') - 1}", "usage-index: :category: unknown 'nope'"),
+        (f"index.md:{_line_of(src, ':kind: bogus') - 1}", "usage-index: :kind: unknown 'bogus'"),
+        (f"index.md:{_line_of(src, ':columns: id bogus') - 1}", "usage-index: :columns: unknown 'bogus'"),
+        (f"index.md:{_line_of(src, ':lesson: missing-doc') - 1}", "document 'missing-doc' declares no names"),
+        (f"index.md:{_line_of(src, ':lesson:') + 4 - 1}", "this document declares no names"),
+        (f"index.md:{_line_of(src, 'Numbers:')}", "slimenum: unknown key 'nope'"),
+        (f"index.md:{_line_of(src, 'Numbers:')}", "no file at the pin starts with 'nowhere/'"),
+        (f"index.md:{_line_of(src, 'Numbers:')}", "'category:nope': unknown category"),
+        (f"index.md:{_line_of(src, 'Role:')}", "usage: 'asyncio.nonexistent' is not a category"),
+        (f"{waivers}:{_line_of(waivers, 'asyncio.nonexistent')}",
+         "stale waiver 'asyncio.nonexistent': matches no API name"),
+        (f"{waivers}:{_line_of(waivers, 'name = ')}",
+         "stale waiver 'asyncio.sleep': every name it matches is taught by a lesson: asyncio.sleep"),
+        (f"{waivers}:1", "coverage: threading.Thread (threading, 1 occurrence at the pin) is taught by no lesson"),
+        (f"{waivers}:1", "coverage: syntax:async_def (syntax, 3 occurrences at the pin) is taught by no lesson"),
+    ]
+    for where, message in expected:
+        assert re.search(rf"{re.escape(where)}: WARNING: .*{re.escape(message)}", warnings), (where, message, warnings)
+    assert "asyncio.Queue.*" not in warnings  # a taught name Slime does not use is not a warning
+    assert "queue.Queue" not in warnings  # waived
+
+
+def test_no_waiver_file_no_gate(build, upstream, tmp_path: Path) -> None:
+    import shutil
+
+    repo, commit, _ = upstream
+    src = tmp_path / "nogate"
+    shutil.copytree(ROOTS / "test-usage", src)
+    (src / "sources.toml").write_text(LOCK.format(url=repo.as_posix(), commit=commit))
+    (src / "coverage-waivers.toml").unlink()
+    app = build("usage", srcdir=src)
+    assert app._warning.getvalue() == ""
+    page = (app.outdir / "_slimebook/usage/coverage.html").read_text()
+    assert "没有豁免文件，所以构建不检查覆盖" in page
+    assert "未覆盖 5" in page  # threading.Thread, .start, queue.Queue, .put, asyncio.run
