@@ -169,3 +169,47 @@ def test_latex_labels_a_multi_run_excerpt_once(build) -> None:
     tex = next(app.outdir.glob("*.tex")).read_text()
     label = r"\label{\detokenize{index:src-pkg-mod-py-l4-6-l20-21}}"
     assert tex.count(label) == 1
+
+
+def test_a_second_build_repeats_the_warnings(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sphinx does not re-read unchanged documents; a document that warned must be read again, or a
+    second ``-W`` build of the same broken book would pass."""
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("errors", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    counts = []
+    for _ in range(2):
+        app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
+        try:
+            app.build()
+            counts.append(app._warning.getvalue().count("WARNING: slime"))
+        finally:
+            app.cleanup()
+    assert counts[0] > 0 and counts[1] == counts[0]
+
+
+def test_experiment_bad_inputs_are_located_warnings(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("source", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    (src / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nprint('caf\xe9')\n")
+    (src / "ok.py").write_text("print('ok')\n")
+    (src / "exp.md").write_text(
+        "# Exp\n\n```{experiment} latin.py\n```\n\n```{experiment} ok.py\n:emphasize-lines: abc\n```\n\n"
+        "```{experiment} ok.py\n:emphasize-lines: 5\n```\n"
+    )
+    with open(src / "index.md", "a") as handle:
+        handle.write("\n```{toctree}\nexp\n```\n")
+    app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
+    try:
+        app.build()
+        warnings = app._warning.getvalue()
+    finally:
+        app.cleanup()
+    assert "Traceback" not in warnings
+    assert re.search(r"exp\.md:6: WARNING: experiment: ok\.py: :emphasize-lines: malformed", warnings)
+    assert re.search(r"exp\.md:10: WARNING: experiment: ok\.py: :emphasize-lines: .*past the end", warnings)
+    html = (app.outdir / "exp.html").read_text()
+    assert "caf\u00e9" in html  # decoded by its coding cookie, shown and run

@@ -197,6 +197,10 @@ def test_scan_store_reads_the_pin_and_caches_under_cache_root(pinned: Path, tmp_
 
 def test_cli_scan_writes_json_tsv_and_stats(pinned: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     out, tsv = tmp_path / "out" / "scan.json", tmp_path / "scan.tsv"
+    missing = cli.main(["--lock", str(pinned), "scan", "--json", str(out), "--jobs", "1"])
+    assert missing == 2 and "is not a directory" in capsys.readouterr().err  # no directories made for you
+    assert not out.parent.exists()
+    out.parent.mkdir()
     code = cli.main(["--lock", str(pinned), "scan", "--json", str(out), "--tsv", str(tsv), "--stats", "--jobs", "1"])
     assert code == 0
     data = json.loads(out.read_text(encoding="utf-8"))

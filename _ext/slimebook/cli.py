@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from . import drift
 from .citations import find_citations
 from .excerpt import ExcerptError, read_excerpt
 from .lock import LockError, load_lock
+from .snapshots import atomic_write
 from .store import SourceError, SourceStore
 
 DEFAULT_LOCK = Path("sources/sources.toml")
@@ -159,9 +161,16 @@ def cmd_scan(args: argparse.Namespace) -> int:
             to_stdout = True
             writer(result, sys.stdout)
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8") as stream:
-            writer(result, stream)
+        if not path.parent.is_dir():
+            print(f"slimebook: cannot write {path}: {path.parent} is not a directory", file=sys.stderr)
+            return 2
+        buffer = io.StringIO()
+        writer(result, buffer)
+        try:
+            atomic_write(path, buffer.getvalue())
+        except OSError as exc:
+            print(f"slimebook: cannot write {path}: {exc.strerror}", file=sys.stderr)
+            return 2
     if args.stats or (args.json is None and args.tsv is None):
         print(format_stats(result), file=sys.stderr if to_stdout else sys.stdout)
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -83,15 +84,22 @@ def run_experiment(
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         env.update(PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
         with tempfile.TemporaryDirectory(prefix="slimebook-exp-") as cwd:
+            # A session of its own, so a timeout kills the whole process group (children too).
+            proc = subprocess.Popen(
+                [sys.executable, "-X", "utf8", str(script.resolve())], cwd=cwd, env=env,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            )
             try:
-                proc = subprocess.run(
-                    [sys.executable, "-X", "utf8", str(script.resolve())], cwd=cwd, env=env,
-                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    timeout=timeout, check=False,
-                )
+                stdout, _ = proc.communicate(timeout=timeout)
             except subprocess.TimeoutExpired as exc:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
                 raise ExperimentError(f"experiment {script.name} did not finish within {timeout:g} s") from exc
-        output = proc.stdout.decode("utf-8", "replace").replace("\r\n", "\n")
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        output = stdout.decode("utf-8", "replace").replace("\r\n", "\n")
         result = ExperimentResult(output, proc.returncode, cached=False)
         if use_cache:
             _atomic_write(entry, json.dumps({"output": output, "returncode": proc.returncode}))

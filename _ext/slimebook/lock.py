@@ -83,6 +83,8 @@ def load_lock(path: str | Path, name: str = "slime") -> SourceLock:
         raise LockError(f"{path}: source lock not found") from exc
     except tomllib.TOMLDecodeError as exc:
         raise LockError(f"{path}: not valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise LockError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     entry = data.get(name)
     if not isinstance(entry, dict):
         raise LockError(f"{path}: no [{name}] table")

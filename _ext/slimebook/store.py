@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,6 +93,21 @@ def _git(*args: str, cwd: Path | None = None, check: bool = True) -> subprocess.
     return proc
 
 
+STALE_TEMP_SECONDS = 3600
+
+
+def _remove_stale_temps(parent: Path) -> None:
+    """Remove ``.tmp-*`` fetch directories untouched for an hour: left by a killed fetch (whose git
+    children may have finished into them). Never a final name, so never a cache that looks valid."""
+    now = time.time()
+    for candidate in parent.glob(".tmp-*"):
+        try:
+            if now - candidate.stat().st_mtime > STALE_TEMP_SECONDS:
+                shutil.rmtree(candidate, ignore_errors=True)
+        except OSError:
+            continue
+
+
 class SourceStore:
     """Read-only access to one pinned commit.
 
@@ -154,6 +170,7 @@ class SourceStore:
             return False
         parent = self.git_dir.parent
         parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temps(parent)
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=parent))
         try:
             _git("init", "--quiet", "--bare", str(tmp))
@@ -167,7 +184,10 @@ class SourceStore:
                 if not self.is_present():  # lost a race to an incomplete directory: not ours to fix
                     raise
         except FetchError as exc:
-            raise FetchError(f"could not fetch {self.lock.commit} from {self.source_url()}: {exc}") from exc
+            hint = ""
+            if not os.environ.get("SLIME_SOURCE_URL"):
+                hint = " (offline? point SLIME_SOURCE_URL at a local clone or mirror that holds the commit)"
+            raise FetchError(f"could not fetch {self.lock.commit} from {self.source_url()}: {exc}{hint}") from exc
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)

@@ -9,6 +9,7 @@ coverage map.
 
 from __future__ import annotations
 
+import tokenize
 from pathlib import Path
 
 from docutils import nodes
@@ -19,7 +20,9 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from ..excerpt import ExcerptError, parse_line_spec
 from ..experiments import ExperimentError, run_experiment
+from .source import note_problem
 
 logger = logging.getLogger(__name__)
 
@@ -51,10 +54,12 @@ class Experiment(SphinxDirective):
                 expect_returncode=self.options.get("returncode", 0),
             )
         except ExperimentError as exc:
-            logger.warning("experiment: %s", exc, location=(self.env.docname, self.lineno),
-                           type="slimebook", subtype="experiment")
-            return []
-        code = script.read_text(encoding="utf-8")
+            return self._fail(str(exc))
+        try:
+            with tokenize.open(script) as handle:  # the PEP 263 coding cookie (or UTF-8), as Python reads it
+                code = handle.read()
+        except (SyntaxError, UnicodeDecodeError) as exc:
+            return self._fail(f"cannot decode {script.name}: {exc}")
         name = script.name
         title = self.options.get("caption") or f"实验 {name}"
 
@@ -69,11 +74,11 @@ class Experiment(SphinxDirective):
         code_wrap += caption
         code_block = nodes.literal_block(code.rstrip("\n"), code.rstrip("\n"), language="python", linenos=True)
         if "emphasize-lines" in self.options:
-            from sphinx.util import parselinenos
-
-            code_block["highlight_args"] = {
-                "hl_lines": [n + 1 for n in parselinenos(self.options["emphasize-lines"], len(code.splitlines()))]
-            }
+            try:
+                runs = parse_line_spec(self.options["emphasize-lines"], total=len(code.splitlines()))
+            except ExcerptError as exc:
+                return self._fail(f"{script.name}: :emphasize-lines: {exc}")
+            code_block["highlight_args"] = {"hl_lines": [n for a, b in runs for n in range(a, b + 1)]}
         code_wrap += code_block
 
         out_wrap = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "experiment-output"])
@@ -88,6 +93,13 @@ class Experiment(SphinxDirective):
         for node in (code_wrap, code_block, out_wrap):
             self.set_source_info(node)
         return [code_wrap, out_wrap]
+
+
+    def _fail(self, message: str) -> list[nodes.Node]:
+        logger.warning("experiment: %s", message, location=(self.env.docname, self.lineno),
+                       type="slimebook", subtype="experiment")
+        note_problem(self.env)
+        return []
 
 
 class LessonTeaches(SphinxDirective):

@@ -109,8 +109,16 @@ def _record(env: BuildEnvironment, lineno: int, kind: str, excerpt: Excerpt, spe
     )
 
 
+def note_problem(env: BuildEnvironment) -> None:
+    """Remember that the current document produced a slimebook warning, so the next build reads it
+    again and repeats the warning (Sphinx does not re-read, so would not re-warn, an unchanged
+    document: without this a second ``make html`` passed ``-W`` on a book it had just failed)."""
+    env.__dict__.setdefault("slimebook_problem_docs", set()).add(env.docname)
+
+
 def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
     env.__dict__.get("slimebook_citations", {}).pop(docname, None)
+    env.__dict__.get("slimebook_problem_docs", set()).discard(docname)
 
 
 def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
@@ -118,6 +126,14 @@ def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildE
     for docname, records in other.__dict__.get("slimebook_citations", {}).items():
         if docname in docnames:
             mine[docname] = records
+    problems = env.__dict__.setdefault("slimebook_problem_docs", set())
+    problems.update(d for d in other.__dict__.get("slimebook_problem_docs", set()) if d in docnames)
+
+
+def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
+              removed: set[str]) -> list[str]:
+    """``env-get-outdated``: documents that warned last time are read again."""
+    return sorted(env.__dict__.get("slimebook_problem_docs", set()) & env.found_docs - removed)
 
 
 # -- directive --------------------------------------------------------------------------------------
@@ -169,6 +185,7 @@ class SlimeSource(SphinxDirective):
         except ExcerptError as exc:
             logger.warning("slime-source: %s", exc, location=(self.env.docname, self.lineno),
                            type="slimebook", subtype="source")
+            note_problem(self.env)
             return []
         self.env.note_dependency(str(self.env.slimebook_lock_path))
         _record(self.env, self.lineno, "directive", excerpt,
@@ -190,9 +207,9 @@ class SlimeSource(SphinxDirective):
         anchor = self.options.get("name") or excerpt_anchor(excerpt)
         wrapper["ids"].append(_unique(self.state.document, nodes.make_id(anchor) if "name" in self.options
                                       else anchor))
+        self.set_source_info(wrapper)
         if "name" in self.options:
             self.add_name(wrapper)
-        self.set_source_info(wrapper)
         return [wrapper]
 
 
@@ -257,6 +274,7 @@ class SlimeRole(SphinxRole):
     def _fail(self, message: str) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         logger.warning("slime: %s", message, location=(self.env.docname, self._line()),
                        type="slimebook", subtype="source")
+        note_problem(self.env)
         return [nodes.literal(self.rawtext, self.text, classes=["slime-broken"])], []
 
 
@@ -287,3 +305,4 @@ def setup(app: Sphinx) -> None:
     app.connect("builder-inited", _open_store)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
+    app.connect("env-get-outdated", _outdated)
