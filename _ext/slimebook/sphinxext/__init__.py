@@ -22,4 +22,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     coverage.setup(app)
     numbers.setup(app)
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
+    # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
+    app.connect("slimebook-page-anchors", snapshot.published_page_anchors)
+    app.connect("slimebook-page-anchors", usagepages.published_page_anchors)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

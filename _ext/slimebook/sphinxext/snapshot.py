@@ -148,3 +148,9 @@ def setup(app: Sphinx) -> None:
     app.add_node(snapshot_ref, html=(_visit_html, _depart_html), latex=(_skip, None), text=(_skip, None),
                  man=(_skip, None), texinfo=(_skip, None))
     app.connect("html-collect-pages", collect_pages)
+
+
+def published_page_anchors(app: Sphinx) -> Iterator[tuple[str, str, str]]:
+    """``slimebook-page-anchors``: every snapshot page, published by its first line's anchor ``L1``."""
+    for path in snapshot_paths(app):
+        yield snapshot_pagename(path), "snapshot", "L1"

@@ -491,3 +491,11 @@ def setup(app: Sphinx) -> None:
     app.add_css_file(CSS_FILE)
     app.connect("html-collect-pages", collect_pages)
     app.connect("build-finished", _write_css)
+
+
+def published_page_anchors(app: Sphinx) -> Iterator[tuple[str, str, str]]:
+    """``slimebook-page-anchors``: every occurrence id, on the page of its category (its row's own id)."""
+    from .usage import category_page, get_scan
+
+    for record in get_scan(app.env).records:
+        yield category_page(record.category), "occurrence", record.id
