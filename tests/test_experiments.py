@@ -50,4 +50,4 @@ def test_experiment_failures_are_reported(tmp_path: Path, monkeypatch: pytest.Mo
         run_experiment(slow, timeout=0.5)
     with pytest.raises(ExperimentError, match="cannot read"):
         run_experiment(tmp_path / "missing.py")
-    assert not list((tmp_path / "cache" / "experiments").glob(".tmp-*"))
+    assert not list((tmp_path / "cache" / "experiments").glob("*.tmp"))  # no half-written cache entry

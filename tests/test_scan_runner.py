@@ -46,7 +46,7 @@ def test_cold_then_warm_reads_only_the_cache(tmp_path: Path):
     cold = scan_items(_items(FILES), jobs=1, cache_dir=tmp_path)
     entries = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.json"))
     assert len(entries) == 4 and all(e.startswith(scanner_version() + "/") for e in entries)
-    assert not list(tmp_path.rglob(".tmp-*"))
+    assert not list(tmp_path.rglob("*.tmp"))
     warm = scan_items(_items(FILES, fail_load=True), jobs=1, cache_dir=tmp_path)
     assert warm.records == cold.records and warm.files == cold.files and warm.errors == cold.errors
     assert warm.version == cold.version == scanner_version()

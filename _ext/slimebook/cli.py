@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import drift
+from .atomicio import atomic_write
 from .citations import find_citations
 from .excerpt import ExcerptError, read_excerpt
 from .lock import LockError, load_lock
-from .snapshots import atomic_write
 from .store import SourceError, SourceStore
 
 DEFAULT_LOCK = Path("sources/sources.toml")

@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from .atomicio import atomic_write
 from .citations import find_citations
 from .excerpt import INVALID_OPTION_PAIRS, ExcerptError, parse_line_spec
 from .lock import LockError, SourceLock
-from .pyranges import Definition, SymbolError, definitions
+from .pyranges import Definition, SymbolError, definitions, select_definition
 from .store import SourceContentError, SourceError, SourcePathError, SourceStore, cache_root
 
 __all__ = [
@@ -287,13 +288,7 @@ class _File:
         if self._defs_error is not None:
             raise SymbolError(self._defs_error)
         assert self._defs is not None
-        matches = [d for d in self._defs if d.qualname == qualname]
-        if not matches:
-            raise SymbolError(f"no definition named {qualname!r}")
-        if len(matches) > 1:
-            where = ", ".join(f"L{d.start}–L{d.end}" for d in matches)
-            raise SymbolError(f"{qualname!r} is ambiguous: {len(matches)} definitions at {where}")
-        return matches[0].start, matches[0].end
+        return select_definition(self._defs, qualname)
 
     def same_name(self, qualname: str) -> list[Definition]:
         """Definitions whose last name component equals ``qualname``'s (for a hint)."""
@@ -812,21 +807,10 @@ def apply_edits(edits: Iterable[Edit]) -> list[tuple[Edit, str | None]]:
             results[k] = _apply_one(lines, edits[k])
         text = "\n".join(lines)
         if text != original:
-            _write_atomic(file, text)
+            atomic_write(file, text)
     return [(e, results[k]) for k, e in enumerate(edits)]
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 _TABLE = re.compile(r"^\s*\[(?P<name>[^\[\]]+)\]\s*(?:#.*)?$")
@@ -899,4 +883,4 @@ def update_lock_file(path: Path, name: str, commit: str, previous: str) -> None:
         raise LockError(f"{path}: the re-pinned lock would not be valid TOML: {exc}") from exc
     if entry.get("commit") != commit or entry.get("previous_commit") != previous:
         raise LockError(f"{path}: could not re-pin [{name}] textually; edit commit and previous_commit by hand")
-    _write_atomic(path, text)
+    atomic_write(path, text)

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .atomicio import atomic_write
 from .store import cache_root
 
 __all__ = ["ExperimentError", "ExperimentResult", "run_experiment"]
@@ -44,18 +45,6 @@ def _key(data: bytes) -> str:
     digest.update(data)
     digest.update(f"\0py{sys.version_info.major}.{sys.version_info.minor}\0runner{RUNNER_VERSION}".encode())
     return digest.hexdigest()
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def run_experiment(
@@ -102,7 +91,7 @@ def run_experiment(
         output = stdout.decode("utf-8", "replace").replace("\r\n", "\n")
         result = ExperimentResult(output, proc.returncode, cached=False)
         if use_cache:
-            _atomic_write(entry, json.dumps({"output": output, "returncode": proc.returncode}))
+            atomic_write(entry, json.dumps({"output": output, "returncode": proc.returncode}))
     if result.returncode != expect_returncode:
         tail = "\n".join(result.output.rstrip().splitlines()[-8:])
         raise ExperimentError(

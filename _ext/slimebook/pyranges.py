@@ -9,12 +9,13 @@ enclosing class and function names with dots: ``Outer.Inner.method``, ``f.inner`
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-__all__ = ["Definition", "SymbolError", "definitions", "symbol_range"]
+__all__ = ["Definition", "SymbolError", "definitions", "select_definition", "symbol_range"]
 
 
 class SymbolError(ValueError):
@@ -139,7 +140,16 @@ def symbol_range(text: str, qualname: str) -> tuple[int, int]:
         SymbolError: no such definition, or more than one (the message lists their lines), or the
             text does not parse.
     """
-    matches = [d for d in definitions(text) if d.qualname == qualname]
+    return select_definition(definitions(text), qualname)
+
+
+def select_definition(defs: Sequence[Definition], qualname: str) -> tuple[int, int]:
+    """The ``(start, end)`` of the one definition named ``qualname`` among ``defs``.
+
+    Raises:
+        SymbolError: none, or several (the message lists their lines).
+    """
+    matches = [d for d in defs if d.qualname == qualname]
     if not matches:
         raise SymbolError(f"no definition named {qualname!r}")
     if len(matches) > 1:

@@ -9,11 +9,8 @@ renderer version) and written atomically, so a warm build does not highlight any
 from __future__ import annotations
 
 import io
-import os
 import re
-import tempfile
 import tokenize
-from pathlib import Path
 
 import pygments
 from pygments import highlight
@@ -21,9 +18,10 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
+from .atomicio import atomic_write
 from .store import SourceContentError, SourceStore, cache_root
 
-__all__ = ["RENDERER_VERSION", "atomic_write", "render_snapshot", "snapshot_pagename"]
+__all__ = ["render_snapshot", "snapshot_pagename"]
 
 RENDERER_VERSION = "3"
 _LINE_ID = re.compile(r'id="L-(\d+)"')
@@ -40,18 +38,6 @@ def _lexer(path: str):
         return get_lexer_for_filename(path, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return TextLexer(stripnl=False, ensurenl=False)
-
-
-def atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _decode(path: str, data: bytes) -> str:

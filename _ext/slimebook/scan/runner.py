@@ -21,7 +21,6 @@ import hashlib
 import json
 import multiprocessing
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -31,6 +30,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..atomicio import atomic_write
 from ..store import cache_root
 from .categories import table_digest
 from .docs import scan_markdown
@@ -86,15 +86,7 @@ def _entry(scan: FileScan) -> dict[str, Any]:
 
 
 def _write_atomic(path: Path, entry: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            json.dump(entry, stream, ensure_ascii=False, separators=(",", ":"))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
 
 
 def _read_entry(path: Path) -> dict[str, Any] | None:

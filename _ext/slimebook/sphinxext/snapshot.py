@@ -22,7 +22,8 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.writers.html5 import HTML5Translator
 
-from ..snapshots import RENDERER_VERSION, atomic_write, render_snapshot, snapshot_pagename
+from ..atomicio import atomic_write
+from ..snapshots import RENDERER_VERSION, render_snapshot, snapshot_pagename
 from ..store import SourceContentError, SourceError
 
 logger = logging.getLogger(__name__)

@@ -32,10 +32,11 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.osutil import relative_uri
 
+from ..atomicio import atomic_write
 from ..scan import write_json, write_tsv
 from ..scan.categories import CATEGORIES
 from ..scan.records import KINDS
-from ..snapshots import atomic_write, snapshot_pagename
+from ..snapshots import snapshot_pagename
 from ..usage import API_KINDS, Coverage, CoverageRow, category_members, key_of, name_anchor
 from .coverage import WaiverFile, book_coverage, load_waiver_file
 from .snapshot import _page_stamp_base, builds_pages
