@@ -40,6 +40,8 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
+from .envdata import doc_data, keep_per_doc
+
 logger = logging.getLogger(__name__)
 
 AUTO_ID = re.compile(r"id\d+\Z")
@@ -209,23 +211,12 @@ def _collect(app: Sphinx, doctree: nodes.document) -> None:
     anchors: set[tuple[str, str]] = set()
     for result in app.events.emit("slimebook-doc-anchors", docname, doctree):
         anchors.update((kind, anchor) for kind, anchor in result or ())
-    env.__dict__.setdefault(_ENV, {})[docname] = {
+    doc_data(env, _ENV)[docname] = {
         "anchors": sorted(anchors),
         # every stable id on the page; directives may set node["ids"] without registering them in doctree.ids
         "ids": sorted({i for node in doctree.findall(nodes.Element) for i in node["ids"] if is_stable(i)}
                       | {i for i in doctree.ids if is_stable(i)}),
     }
-
-
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    env.__dict__.get(_ENV, {}).pop(docname, None)
-
-
-def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-    mine = env.__dict__.setdefault(_ENV, {})
-    for docname, data in other.__dict__.get(_ENV, {}).items():
-        if docname in docnames:
-            mine[docname] = data
 
 
 def current_anchors(app: Sphinx) -> tuple[set[Anchor], dict[str, set[str]]]:
@@ -376,8 +367,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("slimebook-doc-anchors", _sections)
     app.connect("slimebook-doc-anchors", _experiments_and_sources)
     app.connect("doctree-read", _collect)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    keep_per_doc(app, _ENV)
     app.connect("env-get-outdated", _outdated)
     app.connect("doctree-resolved", _apply_redirects)
     app.connect("html-collect-pages", _redirect_pages)

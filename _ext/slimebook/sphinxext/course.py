@@ -16,12 +16,12 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
-from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..excerpt import ExcerptError, parse_line_spec
 from ..experiments import ExperimentError, run_experiment
+from .envdata import doc_data, keep_per_doc
 from .source import note_problem
 
 logger = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ class LessonTeaches(SphinxDirective):
             logger.warning("lesson-teaches: no names given", location=(self.env.docname, self.lineno),
                            type="slimebook", subtype="teaches")
             return []
-        store = self.env.__dict__.setdefault("slimebook_teaches", {})
+        store = doc_data(self.env, "slimebook_teaches")
         store.setdefault(self.env.docname, []).extend(names)
         para = nodes.paragraph(classes=["lesson-teaches"])
         para += nodes.strong("本课讲解：", "本课讲解：")
@@ -128,20 +128,8 @@ class LessonTeaches(SphinxDirective):
         return [para]
 
 
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    env.__dict__.get("slimebook_teaches", {}).pop(docname, None)
-
-
-def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-    mine = env.__dict__.setdefault("slimebook_teaches", {})
-    for docname, names in other.__dict__.get("slimebook_teaches", {}).items():
-        if docname in docnames:
-            mine[docname] = names
-
-
 def setup(app: Sphinx) -> None:
     """Register ``experiment`` and ``lesson-teaches`` and their environment hooks."""
     app.add_directive("experiment", Experiment)
     app.add_directive("lesson-teaches", LessonTeaches)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    keep_per_doc(app, "slimebook_teaches")

@@ -28,6 +28,7 @@ from ..citations import parse_role_text
 from ..excerpt import Excerpt, ExcerptError, read_excerpt
 from ..lock import LockError, SourceLock, load_lock
 from ..store import SourceError, SourceStore
+from .envdata import doc_data, keep_per_doc
 from .snapshot import make_snapshot_ref
 
 logger = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ def _language_for(suffix: str) -> str:
 
 # -- citations kept on the environment ----------------------------------------------------------------
 def _record(env: BuildEnvironment, lineno: int, kind: str, excerpt: Excerpt, spec: dict[str, Any]) -> None:
-    citations = env.__dict__.setdefault("slimebook_citations", {})
+    citations = doc_data(env, "slimebook_citations")
     citations.setdefault(env.docname, []).append(
         {
             "docname": env.docname,
@@ -113,27 +114,13 @@ def note_problem(env: BuildEnvironment) -> None:
     """Remember that the current document produced a slimebook warning, so the next build reads it
     again and repeats the warning (Sphinx does not re-read, so would not re-warn, an unchanged
     document: without this a second ``make html`` passed ``-W`` on a book it had just failed)."""
-    env.__dict__.setdefault("slimebook_problem_docs", set()).add(env.docname)
-
-
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    env.__dict__.get("slimebook_citations", {}).pop(docname, None)
-    env.__dict__.get("slimebook_problem_docs", set()).discard(docname)
-
-
-def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-    mine = env.__dict__.setdefault("slimebook_citations", {})
-    for docname, records in other.__dict__.get("slimebook_citations", {}).items():
-        if docname in docnames:
-            mine[docname] = records
-    problems = env.__dict__.setdefault("slimebook_problem_docs", set())
-    problems.update(d for d in other.__dict__.get("slimebook_problem_docs", set()) if d in docnames)
+    doc_data(env, "slimebook_problem_docs")[env.docname] = True
 
 
 def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
               removed: set[str]) -> list[str]:
     """``env-get-outdated``: documents that warned last time are read again."""
-    return sorted(env.__dict__.get("slimebook_problem_docs", set()) & env.found_docs - removed)
+    return sorted(set(env.__dict__.get("slimebook_problem_docs", {})) & env.found_docs - removed)
 
 
 # -- directive --------------------------------------------------------------------------------------
@@ -303,6 +290,6 @@ def setup(app: Sphinx) -> None:
     app.add_post_transform(SingleLabelForRuns)
     app.add_role("slime", SlimeRole())
     app.connect("builder-inited", _open_store)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    keep_per_doc(app, "slimebook_citations")
+    keep_per_doc(app, "slimebook_problem_docs")
     app.connect("env-get-outdated", _outdated)

@@ -32,6 +32,7 @@ from ..scan import ScanResult, scan_store, scanner_version
 from ..scan.categories import CATEGORIES
 from ..snapshots import snapshot_pagename
 from ..usage import COLUMNS, Figures, Query, QueryError, key_of, name_anchor, parse_list, select
+from .envdata import doc_data, keep_per_doc
 from .snapshot import add_snapshot_paths, builds_pages
 from .source import get_store
 
@@ -114,21 +115,10 @@ def _scan_at_start(app: Sphinx) -> None:
 # -- environment bookkeeping -------------------------------------------------------------------------------
 def note_scan_use(env: BuildEnvironment, lessons: Iterable[str] = ()) -> None:
     """Record that the current document is built from the scan (and from these lessons' declarations)."""
-    docs = env.__dict__.setdefault("slimebook_usage_docs", {})
+    docs = doc_data(env, "slimebook_usage_docs")
     info = docs.setdefault(env.docname, {"scan": scan_key(env), "lessons": []})
     info["lessons"] = sorted(set(info["lessons"]) | set(lessons))
     env.note_dependency(str(env.slimebook_lock_path))
-
-
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    env.__dict__.get("slimebook_usage_docs", {}).pop(docname, None)
-
-
-def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-    mine = env.__dict__.setdefault("slimebook_usage_docs", {})
-    for docname, info in other.__dict__.get("slimebook_usage_docs", {}).items():
-        if docname in docnames:
-            mine[docname] = info
 
 
 def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
@@ -492,7 +482,6 @@ def setup(app: Sphinx) -> None:
     app.add_directive("usage-index", UsageIndex)
     app.add_role("usage", UsageRole())
     app.connect("builder-inited", _scan_at_start, priority=600)  # after source._open_store (500)
-    app.connect("env-purge-doc", _purge)
-    app.connect("env-merge-info", _merge)
+    keep_per_doc(app, "slimebook_usage_docs")
     app.connect("env-get-outdated", _outdated)
     app.connect("doctree-resolved", _resolve)
