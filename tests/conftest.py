@@ -143,6 +143,27 @@ def fetched_cache(tmp_path_factory: pytest.TempPathFactory, source_repo: SourceR
     return root
 
 
+@pytest.fixture
+def sphinx_build():
+    """Return ``build(srcdir, buildername="html", **kwargs) -> app``: a built ``SphinxTestApp`` whose
+    status and warnings go to ``StringIO`` (``app._warning``); every app is cleaned up after the test."""
+    from io import StringIO
+
+    from sphinx.testing.util import SphinxTestApp
+
+    apps: list[SphinxTestApp] = []
+
+    def _build(srcdir: Path, buildername: str = "html", **kwargs) -> SphinxTestApp:
+        app = SphinxTestApp(buildername, srcdir=srcdir, status=StringIO(), warning=StringIO(), **kwargs)
+        apps.append(app)
+        app.build()
+        return app
+
+    yield _build
+    for app in apps:
+        app.cleanup()
+
+
 def copy_root(name: str, dest: Path) -> Path:
     """Copy ``tests/roots/test-<name>`` to ``dest`` and return the copy."""
     target = dest / f"test-{name}"

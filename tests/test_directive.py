@@ -16,22 +16,17 @@ from slimebook.store import SourceStore
 
 
 @pytest.fixture
-def build(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch):
+def build(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch,
+          sphinx_build):
     """Return ``build(root_name, **kw) -> app`` building a copy of a test root against the fixture pin."""
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
-    apps: list[SphinxTestApp] = []
 
     def _build(name: str, buildername: str = "html", parallel: int = 0) -> SphinxTestApp:
         src = copy_root(name, tmp_path / buildername / str(parallel))
         (src / "sources.toml").write_text(source_repo.lock_text())
-        app = SphinxTestApp(buildername, srcdir=src, status=StringIO(), warning=StringIO(), parallel=parallel)
-        apps.append(app)
-        app.build()
-        return app
+        return sphinx_build(src, buildername, parallel=parallel)
 
-    yield _build
-    for app in apps:
-        app.cleanup()
+    return _build
 
 
 def pinned_lines(source_repo: SourceRepo, fetched_cache: Path, path: str) -> list[str]:
@@ -172,25 +167,18 @@ def test_latex_labels_a_multi_run_excerpt_once(build) -> None:
 
 
 def test_a_second_build_repeats_the_warnings(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+                                             monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
     """Sphinx does not re-read unchanged documents; a document that warned must be read again, or a
     second ``-W`` build of the same broken book would pass."""
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
     src = copy_root("errors", tmp_path)
     (src / "sources.toml").write_text(source_repo.lock_text())
-    counts = []
-    for _ in range(2):
-        app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
-        try:
-            app.build()
-            counts.append(app._warning.getvalue().count("WARNING: slime"))
-        finally:
-            app.cleanup()
+    counts = [sphinx_build(src)._warning.getvalue().count("WARNING: slime") for _ in range(2)]
     assert counts[0] > 0 and counts[1] == counts[0]
 
 
 def test_experiment_bad_inputs_are_located_warnings(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+                                                    monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
     src = copy_root("source", tmp_path)
     (src / "sources.toml").write_text(source_repo.lock_text())
@@ -202,12 +190,8 @@ def test_experiment_bad_inputs_are_located_warnings(tmp_path: Path, fetched_cach
     )
     with open(src / "index.md", "a") as handle:
         handle.write("\n```{toctree}\nexp\n```\n")
-    app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
-    try:
-        app.build()
-        warnings = app._warning.getvalue()
-    finally:
-        app.cleanup()
+    app = sphinx_build(src)
+    warnings = app._warning.getvalue()
     assert "Traceback" not in warnings
     assert re.search(r"exp\.md:6: WARNING: experiment: ok\.py: :emphasize-lines: malformed", warnings)
     assert re.search(r"exp\.md:10: WARNING: experiment: ok\.py: :emphasize-lines: .*past the end", warnings)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import textwrap
-from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -468,20 +467,13 @@ def test_repin_exits_zero_when_only_moves(cache: Path, tmp_path: Path, upstream:
 
 # -- the generated page -----------------------------------------------------------------------------------------
 @pytest.fixture
-def build_page(tmp_path: Path, stores, upstream: Upstream, cache: Path):
-    apps: list[SphinxTestApp] = []
-
+def build_page(tmp_path: Path, stores, upstream: Upstream, cache: Path, sphinx_build):
     def _build(previous: str | None) -> SphinxTestApp:
         src = copy_root("sourcecheck", tmp_path / f"prev-{previous and previous[:7]}")
         (src / "sources.toml").write_text(upstream.lock_text(upstream.new, previous))
-        app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
-        apps.append(app)
-        app.build()
-        return app
+        return sphinx_build(src)
 
-    yield _build
-    for app in apps:
-        app.cleanup()
+    return _build
 
 
 def _rows(page: str) -> list[str]:

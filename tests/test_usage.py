@@ -11,7 +11,6 @@ import html as htmllib
 import json
 import re
 import textwrap
-from io import StringIO
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -94,11 +93,10 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]
 
 
 @pytest.fixture
-def build(tmp_path: Path, upstream, monkeypatch: pytest.MonkeyPatch):
+def build(tmp_path: Path, upstream, monkeypatch: pytest.MonkeyPatch, sphinx_build):
     """``build(root, buildername="html", parallel=0, srcdir=None) -> app`` against the fixture pin."""
     repo, commit, cache = upstream
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(cache))
-    apps: list[SphinxTestApp] = []
 
     def _build(name: str, buildername: str = "html", parallel: int = 0, srcdir: Path | None = None,
                **kwargs) -> SphinxTestApp:
@@ -108,15 +106,9 @@ def build(tmp_path: Path, upstream, monkeypatch: pytest.MonkeyPatch):
             srcdir = tmp_path / f"{name}-{buildername}-{parallel}"
             shutil.copytree(ROOTS / f"test-{name}", srcdir)
             (srcdir / "sources.toml").write_text(LOCK.format(url=repo.as_posix(), commit=commit))
-        app = SphinxTestApp(buildername, srcdir=srcdir, status=StringIO(), warning=StringIO(), parallel=parallel,
-                            **kwargs)
-        apps.append(app)
-        app.build()
-        return app
+        return sphinx_build(srcdir, buildername, parallel=parallel, **kwargs)
 
-    yield _build
-    for app in apps:
-        app.cleanup()
+    return _build
 
 
 def _pinned(upstream, path: str) -> list[str]:
