@@ -13,6 +13,11 @@ import pytest
 
 pytest_plugins = ("sphinx.testing.fixtures",)
 
+# Fixtures fetch from the small repositories the tests build. A developer's SLIME_SOURCE_URL (pointing at a real
+# Slime mirror for `make html`) would override every lock's URL and make those fetches fail, so the suite starts
+# without it; tests that need it set it with monkeypatch. The real-book tests read the pin from the cache instead.
+os.environ.pop("SLIME_SOURCE_URL", None)
+
 ROOT = Path(__file__).resolve().parent.parent
 ROOTS = Path(__file__).resolve().parent / "roots"
 
