@@ -3,7 +3,8 @@
   1. Semaphore(2) with five jobs: who gets in, who waits, who is let in on each release
   2. it is not a rate limiter: short jobs all start at once, only "inside at once" is bounded
   3. acquire()/release() by hand: forgetting release on an error leaks a permit
-  4. taking the same semaphore twice on one path: deadlock
+  4. taking the same semaphore twice on one path: deadlock once there is a real
+     suspension point between the two acquires, none while there is not
 
 Ordering comes from events and from the semaphore's FIFO waiters, never from timing.
 """
@@ -143,6 +144,24 @@ async def scene_nested() -> None:
             await asyncio.gather(tool_call("A", peers=2), tool_call("B", peers=2))
     except TimeoutError:
         print("timeout: A and B each hold one permit and wait for a second -> deadlock")
+
+    # the same two acquires with no await in between (as in a tool whose async def
+    # body never awaits): an unlocked acquire() does not yield, so each call runs
+    # from the outer acquire to the last release without letting anyone else in
+    sem = asyncio.Semaphore(2)
+    inside = peak = 0
+
+    async def tool_call_no_await(name: str) -> None:
+        nonlocal inside, peak
+        async with sem:
+            async with sem:
+                inside += 1
+                peak = max(peak, inside)
+                inside -= 1
+
+    async with asyncio.timeout(0.05):
+        await asyncio.gather(*(tool_call_no_await(n) for n in "ABCDEFGH"))
+    print(f"no await between the acquires: 8 calls finished, peak inside = {peak}, no deadlock")
 
 
 async def main() -> None:

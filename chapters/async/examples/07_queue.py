@@ -5,9 +5,11 @@
      the consumer, an endless loop, is stopped with cancel()
   2. two consumers stopped by sentinels: one None per consumer
   3. a forgotten task_done(): join() never returns
+  4. task_done() in finally, but the consumer dies on an error: join() still hangs,
+     because the items after the failing one are never taken
 
 The only timer in scene 1 is the single consumer's sleep, so the order cannot flip;
-scenes 2 and 3 use no timers except the timeout that ends scene 3.
+scenes 2-4 use no timers except the timeouts that end scenes 3 and 4.
 """
 
 import asyncio
@@ -88,10 +90,36 @@ async def scene_missing_task_done() -> None:
         print("main: join() still waiting -> TimeoutError")
 
 
+async def scene_consumer_dies() -> None:
+    print("== 4. task_done() in finally, consumer dies ==")
+    q: asyncio.Queue[int] = asyncio.Queue()
+
+    async def consumer() -> None:
+        while True:
+            item = await q.get()
+            try:
+                if item == 1:
+                    raise ValueError(f"bad item {item}")
+                print(f"consumer: handled {item}")
+            finally:
+                q.task_done()            # runs for item 1 too, then the error ends the loop
+
+    for i in range(4):
+        q.put_nowait(i)
+    c = asyncio.create_task(consumer())
+    try:
+        async with asyncio.timeout(0.05):
+            await q.join()
+    except TimeoutError:
+        print(f"main: join() still waiting -> TimeoutError, qsize={q.qsize()}")
+    print(f"main: consumer done = {c.done()}, exception = {c.exception()!r}")
+
+
 async def main() -> None:
     await scene_backpressure()
     await scene_sentinel()
     await scene_missing_task_done()
+    await scene_consumer_dies()
 
 
 asyncio.run(main())
