@@ -89,7 +89,7 @@ def scene_threads() -> None:
     gate.set()
     t = threading.Thread(target=server, args=(gate,), daemon=True)
     t.start()
-    print(f"fast setup: started.wait(timeout=1) -> {started.wait(timeout=1)}, port = {box['port']}")
+    print(f"fast setup: started.wait(timeout=5) -> {started.wait(timeout=5)}, port = {box['port']}")
     t.join()
 
     started.clear()
@@ -174,7 +174,7 @@ def scene_monitor() -> None:
     th.join(timeout=5)
     for line in log:
         print(f"  {line}")
-    print(f"stop woke the thread before the {poll} s poll ran out: {stopped_at[0] - asked < poll / 2}")
+    print(f"stop woke the thread before the {poll} s poll ran out: {stopped_at[0] - asked < poll}")
     print(f"thread alive after join: {th.is_alive()}")
 
 
