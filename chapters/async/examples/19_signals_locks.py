@@ -44,8 +44,8 @@ def finish(proc):
 
 def scene_handlers():
     print("== 1. getsignal / signal / restore ==")
-    print(f"SIGTERM handler at start: {name_of(signal.getsignal(signal.SIGTERM))}")
-    print(f"SIGINT handler at start:  {name_of(signal.getsignal(signal.SIGINT))}")
+    print(f"SIGTERM handler now: {name_of(signal.getsignal(signal.SIGTERM))}")
+    print(f"SIGINT handler now:  {name_of(signal.getsignal(signal.SIGINT))}")
 
     def on_term(signum, frame):
         pass
@@ -224,6 +224,10 @@ def scene_flock(tmp):
 
 
 if __name__ == "__main__":
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # started in the background by a non-interactive shell, which ignores SIGINT; children would
+        # inherit SIG_IGN. Put back what Python installs otherwise, so every launch prints the same.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     scene_handlers()
     scene_semantics()
     scene_alarm()

@@ -4,7 +4,7 @@
   2. length-prefixed frames: readexactly(4) for the header, readexactly(n) for the body
   3. delimiter frames: readuntil(b"\\n\\n"), and what a too-long frame does (LimitOverrunError)
   4. closing: EOF between frames vs. EOF inside a frame (IncompleteReadError.partial)
-  5. write() only buffers; drain() waits while the peer is not reading
+  5. write() never waits (what the socket cannot take stays buffered); drain() waits while the peer is not reading
 
 Every server listens on 127.0.0.1 with port 0 (the kernel picks a free port, never printed),
 every connection and server is closed, and the whole run is bounded by one timeout.

@@ -1,6 +1,6 @@
 """Lesson 21: asking "is this async?" at a plug-in boundary, and what the answer proves.
 
-  1. five hooks, two questions: iscoroutinefunction(hook) before the call, isawaitable(result) after it
+  1. six hooks, two questions: iscoroutinefunction(hook) before the call, isawaitable(result) after it
   2. dispatching on iscoroutinefunction misses some; "call, then await if awaitable" takes them all
   3. what isawaitable cannot tell you: a sync hook that blocks passes the check and stalls the loop
   4. isawaitable vs isinstance(x, collections.abc.Awaitable); AsyncIterator is a method check
@@ -47,6 +47,16 @@ def plain_decorator(fn):                              # a decorator without func
 wrapped_hook = plain_decorator(async_hook)
 
 
+def wraps_decorator(fn):                              # the same, with functools.wraps
+    @functools.wraps(fn)                              # copies the name and sets __wrapped__ ...
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)                    # ... but wrapper is still a plain def
+    return wrapper
+
+
+wraps_hook = wraps_decorator(async_hook)
+
+
 class CallableHook:                                   # an object whose __call__ is async
     async def __call__(self, sample):
         sample.seen.append("callable")
@@ -54,7 +64,7 @@ class CallableHook:                                   # an object whose __call__
 
 
 HOOKS = {"sync_hook": sync_hook, "async_hook": async_hook, "partial_hook": partial_hook,
-         "wrapped_hook": wrapped_hook, "CallableHook()": CallableHook()}
+         "wrapped_hook": wrapped_hook, "wraps_hook": wraps_hook, "CallableHook()": CallableHook()}
 
 
 async def apply_hook(hook, sample):
