@@ -7,7 +7,8 @@
   5. a pause/stop monitor thread (the shape of Slime's health monitor): clear() wakes nobody
   6. asyncio.Lock: check-then-act with an await inside, with and without the lock
 
-Nothing printed depends on thread scheduling; the two timed checks compare against wide margins.
+Nothing printed depends on thread scheduling: threads are ordered by events, and the one timed
+comparison (scene 5: stop seen long before a 30 s interval runs out) has a margin of many seconds.
 """
 
 import asyncio
@@ -138,7 +139,8 @@ async def scene_blocking_wait() -> None:
 
 def scene_monitor() -> None:
     print("== 5. pause/stop monitor thread ==")
-    poll = 0.5
+    poll = 0.5                              # the pause loop's poll, as in Slime
+    interval = 30.0                         # the sleep between checks (Slime's default check interval)
     stop_ev = threading.Event()
     pause_ev = threading.Event()
     pause_ev.set()                          # start paused, as Slime's monitor does
@@ -159,7 +161,7 @@ def scene_monitor() -> None:
             if not resumed.is_set():
                 log.append("checking")
                 resumed.set()
-            if stop_ev.wait(poll):          # sleep that a stop request cuts short
+            if stop_ev.wait(interval):      # sleep that a stop request cuts short
                 stopped_at.append(time.monotonic())
                 log.append("stop noticed; the wait returned True")
                 break
@@ -171,10 +173,11 @@ def scene_monitor() -> None:
     resumed.wait()
     asked = time.monotonic()
     stop_ev.set()
-    th.join(timeout=5)
+    th.join(timeout=interval)
     for line in log:
         print(f"  {line}")
-    print(f"stop woke the thread before the {poll} s poll ran out: {stopped_at[0] - asked < poll}")
+    print(f"stop woke the thread long before the {interval:.0f} s interval ran out: "
+          f"{stopped_at[0] - asked < interval / 2}")
     print(f"thread alive after join: {th.is_alive()}")
 
 
