@@ -5,7 +5,7 @@
   3. loops by hand: get_running_loop, new_event_loop, set_event_loop, run_until_complete,
      run_forever, all_tasks, and a loop owned by another thread
 
-Timings are never printed: beat counts are bucketed, pool sizes are hard limits, and gated jobs
+Timings are never printed: beat counts are bucketed (zero / at least one), pool sizes are hard limits, and gated jobs
 are released only after main has seen them all running.
 """
 
@@ -18,7 +18,9 @@ WAIT = 0.2
 
 
 def bucket(beats: int) -> str:
-    return "0 (stalled)" if beats == 0 else "some (kept beating)" if beats >= 3 else "a few"
+    # two buckets only: even on a starved machine the heartbeat gets at least one beat
+    # whenever the loop is free, while a blocked loop gives it exactly zero
+    return "0 (stalled)" if beats == 0 else "some (kept beating)"
 
 
 async def scene_heartbeat() -> None:
