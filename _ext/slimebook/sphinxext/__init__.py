@@ -7,7 +7,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import course, coverage, guide, numbers, snapshot, source, sourcecheck, usage, usagepages
+from . import course, coverage, guide, numbers, reading, snapshot, source, sourcecheck, usage, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -20,6 +20,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     usage.setup(app)  # usage-index, {usage}, the scan of the pin
     usagepages.setup(app)
     coverage.setup(app)
+    reading.setup(app)  # reading order, call paths, repository map
     numbers.setup(app)
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
