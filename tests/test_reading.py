@@ -90,6 +90,8 @@ def test_entries_table_paths_and_map(build, source_repo: SourceRepo) -> None:
     # the table on top links every entry box; the boxes carry stable ids
     assert html.index('href="#reading-entry-01"') < html.index('id="reading-entry-01"')
     assert 'href="#reading-entry-02"' in html and 'id="reading-entry-02"' in html
+    table = html[html.index("reading-order-table"):html.index("</table>")]
+    assert table.count("<tr") == 3 and 'href="other.html"' in table  # the covered-by link, copied
     # one layout: the fields in a fixed order; an entry without tests says so
     box = html[html.index('id="reading-entry-01"'):html.index('id="reading-entry-02"')]
     labels = re.findall(r'<dt class="field-\w+">(.*?)<', box)
@@ -115,13 +117,26 @@ def test_entries_table_paths_and_map(build, source_repo: SourceRepo) -> None:
     assert re.search(rf"<code[^>]*>.*?pkg/.*?</code>.*?</p></td>\s*<td><p>{files}</p>", html, re.S)
 
 
-def test_heatmap_cells_link_to_category_pages(build) -> None:
+def test_heatmap_cells_link_to_generated_record_pages(build) -> None:
     app = build("reading")
     html = (app.outdir / "index.html").read_text()
     heat = html[html.index("repo-heatmap"):]
-    # pkg/mod.py imports and uses asyncio: the pkg row has an asyncio cell linking the category page
-    assert 'href="_slimebook/usage/category/asyncio.html"' in heat
+    # pkg/mod.py uses asyncio: the pkg row's asyncio cell links that category's section of pkg's record page
+    assert 'href="_slimebook/usage/dir/pkg.html#cat-asyncio"' in heat
+    assert 'href="_slimebook/usage/category/asyncio.html"' in heat  # the column header
     assert re.search(r'class="repo-heat-[1-4]', heat)
+    page = (app.outdir / "_slimebook" / "usage" / "dir" / "pkg.html").read_text()
+    assert 'id="cat-asyncio"' in page
+    records = [r for r in _scan(app).records
+               if r.path.startswith("pkg/") and r.category == "asyncio"]
+    assert records and all(f'id="{r.id}"' in page for r in records)  # every record is a row of the page
+    assert (app.outdir / "_slimebook" / "usage" / "dir" / "_files.html").exists()  # the root's own files
+
+
+def _scan(app):
+    from slimebook.sphinxext.usage import get_scan
+
+    return get_scan(app.env)
 
 
 def test_every_bad_input_is_a_located_warning(build) -> None:

@@ -20,7 +20,10 @@ like any citation); the repository map reads :func:`slimebook.repomap.repo_map` 
 ``repo-map``
     The directory tree of the pin with files and lines per directory, the role of each directory (content
     lines ``dir: role``; a directory of the tree without a role, or a role for a directory that is not in
-    the tree, is a warning) and a heat map directory × scan category whose cells link to the category pages.
+    the tree, is a warning) and a heat map directory × scan category. Each non-empty cell links to the
+    category's section (``#cat-<category>``) of a generated page listing that row's records
+    (``_slimebook/usage/dir/<dir>``, produced in ``html-collect-pages`` from the rows the directive
+    recorded on the environment).
 
 Every bad input is a warning at ``doc:line`` (``-W`` fails); nothing is written into the source tree.
 """
@@ -44,9 +47,10 @@ from ..excerpt import ExcerptError, read_excerpt
 from ..repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
 from ..scan.categories import CATEGORIES
 from ..snapshots import snapshot_pagename
+from .envdata import doc_data, keep_per_doc
 from .snapshot import builds_pages
 from .source import get_store, note_problem
-from .usage import category_page, get_scan, note_scan_use, scroll
+from .usage import category_page, get_scan, note_scan_use, scroll, usage_nodes
 
 logger = logging.getLogger(__name__)
 
@@ -211,6 +215,15 @@ def _role_label(text: str) -> str:
     return f"{target.path}:{target.lines}" if target.lines else target.path
 
 
+def _field_copy(entry: reading_entry, key: str) -> list[nodes.Node]:
+    """Copies of the inline nodes of the entry's field ``key`` (links stay pending until resolved)."""
+    label = dict(ENTRY_FIELDS)[key]
+    for field in entry.findall(nodes.field):
+        if field[0].astext() == label:
+            return [child.deepcopy() for child in field[1][0].children]
+    return []
+
+
 def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
     """``doctree-read``: fill every ``reading-order-table`` from the entries of the document; warn about a
     duplicate entry number or a table with no entries."""
@@ -258,7 +271,7 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
                 names.append(nodes.literal(label, label))
             row += _text_cell(*names)
             row += _text_cell(nodes.Text(str(len(entry["tests"])) if entry["tests"] else "—"))
-            row += _text_cell(nodes.Text("有" if entry["covered"] else "—"))
+            row += _text_cell(*(_field_copy(entry, "covered-by") or [nodes.Text("—")]))
             row += _text_cell(nodes.Text("是" if entry["lacks"] else "—"))
             body += row
         group += body
@@ -340,13 +353,31 @@ class repo_heatmap(nodes.General, nodes.Element):  # noqa: N801 - docutils node 
     ``categories``; links are made at ``doctree-resolved`` relative to the page being written."""
 
 
-def _row_label(row: DirRow) -> str:
-    if row.key == ROOT_FILES:
+def _key_label(key: str) -> str:
+    """What a map row shows: ``agent/`` for ``slime/agent``; a sentence for a files row."""
+    if key == ROOT_FILES:
         return "（根目录下的文件）"
-    if row.is_files_row:
-        return f"（{row.key[:-2]}/ 下直接的文件）"
-    name = row.key.rsplit("/", 1)[-1]
-    return f"{name}/"
+    if key.endswith("/" + ROOT_FILES):
+        return f"（{key[:-2]}/ 下直接的文件）"
+    return key.rsplit("/", 1)[-1] + "/"
+
+
+def _row_label(row: DirRow) -> str:
+    return _key_label(row.key)
+
+
+#: Generated pages of the heat map's records: one per map row, one section (``#cat-<category>``) per category.
+DIR_ROOT = "_slimebook/usage/dir"
+
+
+def dir_page(key: str) -> str:
+    """The page of a map row's records: ``slime/agent`` → ``_slimebook/usage/dir/slime/agent``; the files
+    lying directly in ``slime/`` → ``…/dir/slime/_files``; the root's files → ``…/dir/_files``."""
+    if key == ROOT_FILES:
+        return f"{DIR_ROOT}/_files"
+    if key.endswith("/" + ROOT_FILES):
+        return f"{DIR_ROOT}/{key[:-2]}/_files"
+    return f"{DIR_ROOT}/{key}"
 
 
 def _under(path: str, row: DirRow) -> bool:
@@ -451,7 +482,8 @@ class RepoMap(SphinxDirective):
         heat_rows = []
         for row in rows:
             counts = Counter(r.category for r in records if _under(r.path, row))
-            heat_rows.append((_row_label(row), row.depth, row.is_files_row, {c: counts[c] for c in categories}))
+            heat_rows.append((row.key, row.depth, row.is_files_row, {c: counts[c] for c in categories}))
+        doc_data(self.env, "slimebook_repomap_rows")[self.env.docname] = [row.key for row in rows]
         heat = repo_heatmap(rows=heat_rows, categories=categories)
         self.set_source_info(heat)
         return [summary, wrapper, heat]
@@ -489,7 +521,8 @@ def _resolve_heatmaps(app: Sphinx, doctree: nodes.document, docname: str) -> Non
         head += hrow
         group += head
         body = nodes.tbody()
-        for label, depth, files_row, counts in node["rows"]:
+        for key, depth, files_row, counts in node["rows"]:
+            label = _key_label(key)
             trow = nodes.row()
             indent = "\u3000" * depth + ("└ " if depth else "")
             trow += _text_cell(nodes.Text(indent), nodes.Text(label) if files_row else nodes.literal(label, label))
@@ -498,7 +531,8 @@ def _resolve_heatmaps(app: Sphinx, doctree: nodes.document, docname: str) -> Non
                 cell: nodes.Node = nodes.Text(str(count) if count else "·")
                 if count and links:
                     ref = nodes.reference("", "", internal=True,
-                                          refuri=app.builder.get_relative_uri(docname, category_page(category)),
+                                          refuri=app.builder.get_relative_uri(docname, dir_page(key))
+                                          + f"#cat-{category}",
                                           reftitle=f"{label} 中 {category} 类的 {count} 处")
                     ref += cell
                     cell = ref
@@ -508,6 +542,62 @@ def _resolve_heatmaps(app: Sphinx, doctree: nodes.document, docname: str) -> Non
             body += trow
         group += body
         node.replace_self(scroll(table, html=app.builder.format == "html"))
+
+
+def _dir_records(records: list, key: str) -> list:
+    if key == ROOT_FILES:
+        return [r for r in records if "/" not in r.path]
+    if key.endswith("/" + ROOT_FILES):
+        parent = key[:-2]
+        return [r for r in records if r.path.startswith(parent + "/") and "/" not in r.path[len(parent) + 1:]]
+    return [r for r in records if r.path.startswith(key + "/")]
+
+
+def _dir_page_body(app: Sphinx, key: str, records: list) -> str:
+    from .usagepages import _Page  # the usage pages' link and table helpers, shared
+
+    page = _Page(app, dir_page(key))
+    where = "根目录下直接的文件" if key == ROOT_FILES else (
+        f"{key[:-2]}/ 下直接的文件" if key.endswith("/" + ROOT_FILES) else f"{key}/")
+    section = nodes.section(ids=["slimebook-usage-dir"])
+    section += nodes.title("", f"用法索引：{where}")
+    intro = nodes.paragraph()
+    intro += nodes.Text(f"扫描在固定提交 {page.render.lock.short} 的 {where}中找到 {len(records)} 处记录，按类别分节。"
+                        "回到")
+    overview = nodes.reference("", "", internal=True, refuri=page.uri("_slimebook/usage/index"))
+    overview += nodes.Text("用法索引")
+    intro += overview
+    intro += nodes.Text("。")
+    section += intro
+    for category in CATEGORIES:
+        chosen = [r for r in records if r.category == category]
+        if not chosen:
+            continue
+        sub = nodes.section(ids=[f"cat-{category}"])
+        title = nodes.title()
+        ref = nodes.reference("", "", internal=True, refuri=page.uri(category_page(category)))
+        ref += nodes.literal(category, category)
+        title += ref
+        title += nodes.Text(f"（{len(chosen)} 处）")
+        sub += title
+        sub.extend(usage_nodes(chosen, ("id", "location", "code", "scope", "name", "kind"), page.render,
+                               f"展开 {len(chosen)} 处"))
+        section += sub
+    return page.html(section)
+
+
+def _collect_dir_pages(app: Sphinx):
+    """``html-collect-pages``: one page of records per row of every ``repo-map`` (see :func:`dir_page`)."""
+    if not builds_pages(app):
+        return
+    keys = sorted({key for rows in app.env.__dict__.get("slimebook_repomap_rows", {}).values() for key in rows})
+    if not keys:
+        return
+    records = get_scan(app.env).records
+    for key in keys:
+        chosen = _dir_records(records, key)
+        yield dir_page(key), {"title": f"用法索引：{_key_label(key)}", "body": _dir_page_body(app, key, chosen),
+                              "parents": []}, "page.html"
 
 
 def _resolve_paths(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -572,3 +662,5 @@ def setup(app: Sphinx) -> None:
     app.connect("doctree-read", _build_tables)
     app.connect("doctree-resolved", _resolve_heatmaps)
     app.connect("doctree-resolved", _resolve_paths)
+    app.connect("html-collect-pages", _collect_dir_pages)
+    keep_per_doc(app, "slimebook_repomap_rows")
