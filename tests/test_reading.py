@@ -168,3 +168,22 @@ def test_citation_scanner_sees_entry_options_and_path_steps() -> None:
     assert (16, "pkg/mod.py", {"pyobject": "Outer.Inner.method"}) in found
     assert (17, "pkg/crlf.py", {"lines": "1-2"}) in found
     assert (37, "pkg/mod.py", {"pyobject": "helper"}) in found  # a reading-path step
+
+
+def test_snapshot_pages_link_back_to_the_citing_sections(build) -> None:
+    app = build("reading")
+    page = (app.outdir / "_snapshot" / "pkg" / "mod.py.html").read_text()
+    # mod.py is cited 5 times: helper + Outer.Inner.method (entry 01), run (entry 02), helper and run (path)
+    assert "本书有 5 处引用这个文件，分布在 2 个小节中" in page
+    assert 'href="../../index.html#unit-00">Reading § Unit 00</a>（3 处）' in page
+    assert 'href="../../index.html#unit-paths">Reading § Paths</a>（2 处）' in page
+    # every cited range is listed and marked: helper L4-L6, Outer.Inner.method L11-L15, run L20-L21
+    for a, b in ((4, 6), (11, 15), (20, 21)):
+        assert f'<li id="cited-L{a}-L{b}"><a href="#L{a}">L{a}–L{b}</a>' in page
+        assert re.search(rf'<span id="L{a}"><a href="#L{a}"><span class="linenos">\s*{a}</span></a>'
+                         rf'<a class="slime-cited-mark" href="#cited-L{a}-L{b}"', page)
+    style = re.search(r"<style>(.*?) \{ background", page).group(1)
+    assert style.split(",") == [f".slime-snapshot-page #L{n}" for n in [4, 5, 6, *range(11, 16), 20, 21]]
+    crlf = (app.outdir / "_snapshot" / "pkg" / "crlf.py.html").read_text()
+    assert "本书有 1 处引用这个文件" in crlf and 'id="cited-L1-L2"' in crlf
+    assert "slime-backlinks" not in (app.outdir / "_snapshot" / "pkg" / "dup.py.html").read_text()

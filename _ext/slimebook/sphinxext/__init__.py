@@ -7,13 +7,14 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import course, coverage, guide, numbers, reading, snapshot, source, sourcecheck, usage, usagepages
+from . import backlinks, course, coverage, guide, numbers, reading, snapshot, source, sourcecheck, usage, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
     source.setup(app)
     snapshot.setup(app)
+    backlinks.setup(app)  # snapshot pages link back to the sections citing them
     course.setup(app)
     guide.setup(app)
     sourcecheck.setup(app)
