@@ -282,7 +282,7 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
 
 # -- reading-path ---------------------------------------------------------------------------------------
 class ReadingPath(SphinxDirective):
-    """``reading-path``: a left-to-right mermaid flowchart of ``{slime}`` steps (see the module docstring).
+    """``reading-path``: a top-down mermaid flowchart of ``{slime}`` steps (see the module docstring).
 
     Option ``:caption:`` is shown under the diagram. The steps are also listed below the diagram as
     ordinary (verified) ``{slime}`` citations, which is what LaTeX readers and screen readers get.
@@ -311,7 +311,7 @@ class ReadingPath(SphinxDirective):
             _warn(self, "reading-path: a path needs at least two steps")
             return []
         store = get_store(self.env)
-        code = ["flowchart LR"]
+        code = ["flowchart TD"]
         links: list[tuple[str, int, int]] = []
         listing = nodes.enumerated_list(classes=["reading-path-steps"])
         for n, (text, label, lineno) in enumerate(steps):
@@ -326,12 +326,12 @@ class ReadingPath(SphinxDirective):
                 excerpt = read_excerpt(store, target.path, lines=target.lines, pyobject=target.pyobject)
             except ExcerptError:
                 return []  # the role above already warned at this line
-            shown = _role_label(text).replace('"', "'")
+            shown = _role_label(text).replace('"', "#quot;")  # mermaid's entity for a quote in a label
             code.append(f'    s{n}["{shown}"]')
             links.append((excerpt.path, excerpt.start, excerpt.end))
             code.append(f'    click s{n} href "@@link{n}@@" "{excerpt.path}:{excerpt.label()} @ {store.lock.short}"')
         for n, (_, label, _) in enumerate(steps[:-1]):
-            arrow = f'-- "{label}" -->' if label else "-->"
+            arrow = f'-- "{label.replace(chr(34), "#quot;")}" -->' if label else "-->"
             code.append(f"    s{n} {arrow} s{n + 1}")
         diagram = mermaid()
         diagram["code"] = "\n".join(code)
@@ -631,6 +631,7 @@ table.reading-order-table, table.repo-map, table.repo-heatmap { font-size: 0.85e
 table.reading-order-table td, table.repo-map td, table.repo-heatmap td { padding: 0.15em 0.5em; vertical-align: top; }
 table.reading-order-table td p, table.repo-map td p, table.repo-heatmap td p { margin: 0; }
 table.repo-map td:nth-child(2), table.repo-map td:nth-child(3) { text-align: right; white-space: nowrap; }
+table.repo-map th, table.repo-heatmap th { white-space: nowrap; }
 table.repo-map td:first-child, table.repo-heatmap td:first-child { white-space: nowrap; }
 table.repo-map tr.repo-map-depth-0 td:first-child code { font-weight: 600; }
 table.repo-heatmap td { text-align: center; }
