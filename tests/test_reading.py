@@ -187,3 +187,13 @@ def test_snapshot_pages_link_back_to_the_citing_sections(build) -> None:
     crlf = (app.outdir / "_snapshot" / "pkg" / "crlf.py.html").read_text()
     assert "本书有 1 处引用这个文件" in crlf and 'id="cited-L1-L2"' in crlf
     assert "slime-backlinks" not in (app.outdir / "_snapshot" / "pkg" / "dup.py.html").read_text()
+
+
+def test_text_builder_renders_without_generated_pages(build) -> None:
+    """A builder that writes no generated pages: the entries render, nothing links into the missing pages."""
+    app = build("reading", "text")
+    assert app._warning.getvalue() == ""
+    text = (app.outdir / "index.txt").read_text()
+    assert "01 · The helper" in text and "第一遍读到哪里停" in text
+    assert "_slimebook/usage/dir" not in text
+    assert "asyncio" in text  # the heat map, as a plain table
