@@ -196,4 +196,3 @@ def test_text_builder_renders_without_generated_pages(build) -> None:
     text = (app.outdir / "index.txt").read_text()
     assert "01 · The helper" in text and "第一遍读到哪里停" in text
     assert "_slimebook/usage/dir" not in text
-    assert "asyncio" in text  # the heat map, as a plain table
