@@ -103,7 +103,7 @@ def test_repository_map_equals_git_ls_tree(built: Path) -> None:
     for row in re.findall(r"<tr.*?</tr>", table, re.DOTALL)[1:]:
         cells = [htmllib.unescape(re.sub(r"<[^>]+>", "", c)).strip()
                  for c in re.findall(r"<td.*?</td>", row, re.DOTALL)]
-        if cells and not cells[0].startswith(("\u3000", "合计")):
+        if cells and not cells[0].startswith(("└", "合计")):  # sub-rows are indented with └
             shown[cells[0]] = int(cells[1])
         if cells and cells[0] == "合计":
             total = int(cells[1])
