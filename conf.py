@@ -28,7 +28,7 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = [
-    "_build", ".venv", "README.md", "tests", "bench", ".ci", "sources", "node_modules",
+    "_build", ".venv", "README.md", "tests", "bench", ".ci", "sources", "node_modules", "_templates",
     "**/examples/**", ".git", ".ruff_cache",
 ]
 
@@ -39,6 +39,12 @@ myst_heading_anchors = 3
 html_theme = "furo"
 html_title = "Slime 源码阅读"
 html_static_path = ["_static"]
+templates_path = ["_templates"]
+# Furo's sidebar, plus the generated pages (usage index, coverage table, source check) after the toctrees.
+html_sidebars = {"**": [
+    "sidebar/brand.html", "sidebar/search.html", "sidebar/scroll-start.html", "sidebar/navigation.html",
+    "sidebar/slimebook-pages.html", "sidebar/scroll-end.html",
+]}
 html_css_files = ["slimebook.css"]
 html_search_language = "zh"
 # Sphinx segments Chinese with jieba when indexing but not the query: a term the index split ("事件循环" →

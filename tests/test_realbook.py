@@ -84,3 +84,35 @@ def test_sources_verify_passes() -> None:
 
     assert main(["--lock", str(ROOT / "sources" / "sources.toml"), "sources", "verify",
                  str(ROOT / "chapters"), str(ROOT / "index.md")]) == 0
+
+
+def test_reading_order_has_26_entries(built: Path) -> None:
+    text = (built / "chapters" / "guide" / "reading-order.html").read_text(encoding="utf-8")
+    numbers = re.findall(r'<div class="admonition reading-entry" id="reading-entry-(\d\d)"', text)
+    assert numbers == [f"{n:02d}" for n in range(1, 27)]
+    table = text[text.index("reading-order-table"):]
+    assert all(f'href="#reading-entry-{n}"' in table for n in numbers)
+
+
+def test_repository_map_equals_git_ls_tree(built: Path) -> None:
+    """The map's top-level rows add up to ``git ls-tree -r`` at the pin, directory by directory."""
+    text = (built / "chapters" / "guide" / "reuse-roadmap.html").read_text(encoding="utf-8")
+    table = text[text.index('<table class="repo-map'):]
+    table = table[:table.index("</table>")]
+    shown: dict[str, int] = {}
+    for row in re.findall(r"<tr.*?</tr>", table, re.DOTALL)[1:]:
+        cells = [htmllib.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                 for c in re.findall(r"<td.*?</td>", row, re.DOTALL)]
+        if cells and not cells[0].startswith(("└", "合计")):  # sub-rows are indented with └
+            shown[cells[0]] = int(cells[1])
+        if cells and cells[0] == "合计":
+            total = int(cells[1])
+    listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", STORE.lock.commit], cwd=STORE.git_dir,
+                            capture_output=True, text=True, check=True).stdout.split("\n")
+    listed = [p for p in listed if p]
+    expected: dict[str, int] = {}
+    for path in listed:
+        key = path.split("/", 1)[0] + "/" if "/" in path else "（根目录下的文件）"
+        expected[key] = expected.get(key, 0) + 1
+    assert shown == expected
+    assert total == len(listed)

@@ -7,19 +7,21 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import course, coverage, guide, numbers, snapshot, source, sourcecheck, usage, usagepages
+from . import backlinks, course, coverage, guide, numbers, reading, snapshot, source, sourcecheck, usage, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
     source.setup(app)
     snapshot.setup(app)
+    backlinks.setup(app)  # snapshot pages link back to the sections citing them
     course.setup(app)
     guide.setup(app)
     sourcecheck.setup(app)
     usage.setup(app)  # usage-index, {usage}, the scan of the pin
     usagepages.setup(app)
     coverage.setup(app)
+    reading.setup(app)  # reading order, call paths, repository map
     numbers.setup(app)
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)

@@ -114,6 +114,7 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     """
     if not builds_pages(app):
         return
+    from . import backlinks  # late: backlinks → coverage → usage → snapshot
     from .source import get_store
 
     store = get_store(app.env)
@@ -126,7 +127,7 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     new: dict[str, str] = {}
     for path in snapshot_paths(app):
         try:
-            stamp = hashlib.sha256(f"{base}:{store.blob_id(path)}".encode()).hexdigest()
+            stamp = hashlib.sha256(f"{base}:{store.blob_id(path)}:{backlinks.stamp(app, path)}".encode()).hexdigest()
             new[path] = stamp
             if old.get(path) == stamp and Path(app.outdir, snapshot_pagename(path) + ".html").exists():
                 continue
@@ -139,6 +140,7 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
             logger.warning("snapshot: %s", exc, type="slimebook", subtype="snapshot")
             new.pop(path, None)
             continue
+        fragment = backlinks.decorate(app, path, fragment)  # "cited by" header, cited lines marked
         context = {"title": path, "body": _page_body(app, path, fragment), "parents": []}
         yield snapshot_pagename(path), context, "page.html"
     atomic_write(stamp_file, json.dumps(new, sort_keys=True))
