@@ -7,7 +7,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import course, coverage, guide, latex, numbers, snapshot, source, sourcecheck, usage, usagepages
+from . import course, coverage, guide, latex, numbers, reader, snapshot, source, sourcecheck, usage, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -22,6 +22,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     coverage.setup(app)
     numbers.setup(app)
     latex.setup(app)  # slimebook.sty, questions as numbered boxes in the PDF
+    reader.setup(app)  # static JS/CSS: diagram zoom, copy-link buttons, focus, dark highlighted lines
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
     app.connect("slimebook-page-anchors", snapshot.published_page_anchors)

@@ -16,6 +16,7 @@ or pin changes, or when a lesson they list changed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "COVERAGE_PAGE", "FILES_PAGE", "OVERVIEW_PAGE", "Render", "category_page", "get_figures", "get_scan",
-    "scan_key", "scroll", "usage_nodes",
+    "breakable_literal", "scan_key", "scroll", "usage_nodes",
 ]
 
 #: Generated pages (see :mod:`.usagepages`).
@@ -164,6 +165,40 @@ class Render:
         return self.lock.permalink(path + ("?plain=1" if source == "doc" else ""), line)
 
 
+class wbr(nodes.Inline, nodes.Element):  # noqa: N801 - docutils node naming
+    """A line-break opportunity inside code: ``<wbr>`` in HTML, ``\\allowbreak`` in LaTeX, nothing elsewhere."""
+
+    def astext(self) -> str:
+        return ""
+
+
+def _visit_wbr_html(self: Any, node: wbr) -> None:
+    self.body.append("<wbr>")
+    raise nodes.SkipNode
+
+
+def _visit_wbr_latex(self: Any, node: wbr) -> None:
+    self.body.append(r"\allowbreak{}")
+    raise nodes.SkipNode
+
+
+def _skip_node(self: Any, node: nodes.Node) -> None:
+    raise nodes.SkipNode
+
+
+_BREAK_AFTER = re.compile(r"(?<=[./])(?=.)")
+
+
+def breakable_literal(text: str) -> nodes.literal:
+    """Inline code of ``text`` that may wrap after each ``.`` and ``/`` (names, paths) in a narrow column."""
+    literal = nodes.literal(text, "")
+    for n, part in enumerate(_BREAK_AFTER.split(text)):
+        if n:
+            literal += wbr()
+        literal += nodes.Text(part)
+    return literal
+
+
 class usage_details(nodes.General, nodes.Element):  # noqa: N801 - docutils node naming
     """A collapsible block: ``<details><summary>{summary}</summary>…</details>`` (HTML only)."""
 
@@ -210,7 +245,7 @@ def _content(column: str, record, r: Render) -> nodes.entry:
                             classes=["slimebook-occ"]))
     if column == "location":
         where = f"{record.path}:{record.line}"
-        local = _link(nodes.literal(where, where), r.snapshot(record.path, record.line),
+        local = _link(breakable_literal(where), r.snapshot(record.path, record.line),
                       f"{where} 在固定提交 {r.lock.short} 处的快照", ["slime-snapshot"])
         up = nodes.reference("", "↗", refuri=r.upstream(record.path, record.line, record.source),
                              reftitle=f"{where} @ {r.lock.short}（上游）", classes=["slime-permalink"])
@@ -220,7 +255,7 @@ def _content(column: str, record, r: Render) -> nodes.entry:
     if column == "kind":
         return _entry(nodes.Text(record.kind))
     if column == "name":
-        return _entry(_link(nodes.literal(record.name, record.name), r.name(record.category, key_of(record))))
+        return _entry(_link(breakable_literal(record.name), r.name(record.category, key_of(record))))
     if column == "provenance":
         return _entry(nodes.Text(record.provenance))
     code = record.code.strip()
@@ -479,6 +514,8 @@ def setup(app: Sphinx) -> None:
     """Register the directive, the role, their nodes and hooks."""
     app.add_config_value("slimebook_usage_collapse", 30, "env", types=[int])
     app.add_node(usage_details, html=(_visit_details, _depart_details))
+    app.add_node(wbr, html=(_visit_wbr_html, None), latex=(_visit_wbr_latex, None),
+                 **{f: (_skip_node, None) for f in ("text", "man", "texinfo")})
     app.add_directive("usage-index", UsageIndex)
     app.add_role("usage", UsageRole())
     app.connect("builder-inited", _scan_at_start, priority=600)  # after source._open_store (500)

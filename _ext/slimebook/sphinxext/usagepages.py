@@ -47,6 +47,7 @@ from .usage import (
     OVERVIEW_PAGE,
     PAGE_ROOT,
     Render,
+    breakable_literal,
     category_page,
     get_scan,
     scroll,
@@ -100,7 +101,7 @@ def _para(*parts: nodes.Node | str, classes: list[str] | None = None) -> nodes.p
 
 
 def _code(text: str) -> nodes.literal:
-    return nodes.literal(text, text)
+    return breakable_literal(text)
 
 
 def _ref(uri: str, *children: nodes.Node | str, title: str = "") -> nodes.reference:
@@ -456,42 +457,14 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     atomic_write(stamp_file, stamp)
 
 
-#: Styles of usage tables (documents and generated pages), written to ``_static/`` of HTML output.
+#: Styles of usage tables (documents and generated pages): a static file, ``static/`` beside this module.
 CSS_FILE = "slimebook-usage.css"
-CSS = """\
-/* slimebook usage index: written by slimebook.sphinxext.usagepages */
-.slimebook-usage-wrapper { overflow-x: auto; }
-table.slimebook-usage { font-size: 0.8em; }
-table.slimebook-usage th, table.slimebook-usage td { padding: 0.15em 0.4em; vertical-align: top; }
-table.slimebook-usage td p { margin: 0; }
-table.slimebook-usage td code, table.slimebook-usage .slimebook-col-location,
-table.slimebook-usage .slimebook-col-kind, table.slimebook-usage .slimebook-col-provenance { white-space: nowrap; }
-table.slimebook-usage .slimebook-col-id code { font-size: 0.85em; }
-table.slimebook-usage .slimebook-col-code { min-width: 24em; }
-table.slimebook-usage .slimebook-col-code code { white-space: pre-wrap; background: none; border: none; }
-table.slimebook-usage a.slime-permalink { text-decoration: none; }
-table.slimebook-usage tr:target { background: rgba(255, 200, 0, 0.25); }
-table.slimebook-usage-simple { font-size: 0.85em; }
-table.slimebook-usage-simple th, table.slimebook-usage-simple td { padding: 0.15em 0.5em; white-space: nowrap; }
-table.slimebook-usage-simple td.slimebook-wrap { white-space: normal; min-width: 16em; }
-table.slimebook-usage-simple td p { margin: 0; }
-details.slimebook-usage-details > summary { cursor: pointer; font-weight: 600; margin: 0.4em 0; }
-p.slimebook-usage-summary code, table.slimebook-usage-names code { white-space: nowrap; }
-"""
-
-
-def _write_css(app: Sphinx, exc: Exception | None) -> None:
-    if exc is None and app.builder.format == "html":
-        target = Path(app.outdir, "_static", CSS_FILE)
-        if not target.exists() or target.read_text(encoding="utf-8") != CSS:
-            atomic_write(target, CSS)
 
 
 def setup(app: Sphinx) -> None:
     """Register the page collector and the table styles."""
-    app.add_css_file(CSS_FILE)
+    app.add_css_file(CSS_FILE)  # shipped in static/, which slimebook.sphinxext.reader adds to html_static_path
     app.connect("html-collect-pages", collect_pages)
-    app.connect("build-finished", _write_css)
 
 
 def published_page_anchors(app: Sphinx) -> Iterator[tuple[str, str, str]]:
