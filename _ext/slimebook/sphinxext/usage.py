@@ -251,7 +251,7 @@ def _content(column: str, record, r: Render) -> nodes.entry:
                              reftitle=f"{where} @ {r.lock.short}（上游）", classes=["slime-permalink"])
         return _entry(local, nodes.Text(" "), up)
     if column == "scope":
-        return _entry(nodes.literal(record.scope, record.scope))
+        return _entry(breakable_literal(record.scope))
     if column == "kind":
         return _entry(nodes.Text(record.kind))
     if column == "name":
