@@ -76,6 +76,10 @@ TASKS_PY = textwrap.dedent('''\
     import threading
 
 
+    async def test_generate_and_rm_default_generate_branch_is_stable_without_any_dots():
+        await asyncio.sleep(0)
+
+
     async def main():
         loop = asyncio.get_running_loop()
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:

@@ -44,7 +44,7 @@ LOOP = textwrap.dedent('''\
         return n
     ''')
 
-# names and paths in tables may break after "." and "/": the HTML holds <wbr> between the code's spans
+# names and paths in tables may break after ".", "/" and "_": the HTML holds <wbr> between the code's spans
 WBR = '</span><wbr><span class="pre">'
 
 MANY = "import time\n\n\ndef spin():\n" + "".join(f"    time.sleep({n})\n" for n in range(40))
@@ -315,7 +315,7 @@ def test_other_builders_degrade(build, buildername: str) -> None:
     app = build("usage", buildername)
     assert app._warning.getvalue() == ""
     out = next(app.outdir.glob("lesson-b.txt")) if buildername == "text" else next(app.outdir.glob("*.tex"))
-    text = out.read_text().replace(r"\allowbreak{}", "")  # names and paths may break after "." and "/"
+    text = out.read_text().replace(r"\allowbreak{}", "")  # names and paths may break after ".", "/", "_"
     assert "共 40 处" in text
     assert "app/many.py:5" in text
     assert "_snapshot" not in text and "<details" not in text

@@ -61,7 +61,8 @@ HEADERS: dict[str, str] = {
     "id": "编号", "location": "位置", "scope": "作用域", "kind": "种类", "name": "名称",
     "provenance": "依据", "code": "代码",
 }
-_WIDTHS = {"id": 12, "location": 26, "scope": 16, "kind": 10, "name": 18, "provenance": 14, "code": 44}
+#: Relative column widths, in HTML and LaTeX alike (the table spans the column; cells wrap inside their share).
+_WIDTHS = {"id": 12, "location": 22, "scope": 17, "kind": 11, "name": 18, "provenance": 13, "code": 44}
 #: Default columns outside HTML (LaTeX, text).
 PRINT_COLUMNS: tuple[str, ...] = ("location", "code", "scope", "name")
 
@@ -186,11 +187,11 @@ def _skip_node(self: Any, node: nodes.Node) -> None:
     raise nodes.SkipNode
 
 
-_BREAK_AFTER = re.compile(r"(?<=[./])(?=.)")
+_BREAK_AFTER = re.compile(r"(?<=[./_])(?=.)")
 
 
 def breakable_literal(text: str) -> nodes.literal:
-    """Inline code of ``text`` that may wrap after each ``.`` and ``/`` (names, paths) in a narrow column."""
+    """Inline code of ``text`` that may wrap after each ``.``, ``/`` and ``_`` (names, paths) in a narrow column."""
     literal = nodes.literal(text, "")
     for n, part in enumerate(_BREAK_AFTER.split(text)):
         if n:
@@ -264,8 +265,9 @@ def _content(column: str, record, r: Render) -> nodes.entry:
 
 def usage_table(records: Sequence, columns: Sequence[str], r: Render) -> nodes.table:
     """A table of ``records`` with ``columns`` (see :data:`~slimebook.usage.COLUMNS`)."""
-    # HTML sizes the columns to their content; LaTeX gets proportional, wrapping columns
-    table = nodes.table(classes=["slimebook-usage", "colwidths-auto" if r.details else "colwidths-given"])
+    # proportional, wrapping columns in every format: sized to their content, a long scope or code line
+    # made the table wider than the page's column
+    table = nodes.table(classes=["slimebook-usage", "colwidths-given"])
     group = nodes.tgroup(cols=len(columns))
     table += group
     for column in columns:
