@@ -449,3 +449,38 @@ def test_real_book_diagram_page_is_offline_and_clean(book: str, visit) -> None:
     seen.page.wait_for_selector("pre.mermaid svg")
     seen.page.wait_for_load_state("networkidle")
     seen.assert_clean()
+
+
+@pytest.mark.realbook
+def test_real_book_widest_diagram_opens_with_readable_labels(book: str, visit) -> None:
+    _need_mermaid()
+    seen = visit(f"{book}/chapters/guide/action4-harness-run.html")
+    page = seen.page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.wait_for_function("() => [...document.querySelectorAll('pre.mermaid')].every(m => m.querySelector('svg'))")
+    widest = page.evaluate("() => { const all = [...document.querySelectorAll('pre.mermaid')]; "
+                           "const w = m => m.querySelector('svg').viewBox.baseVal.width; "
+                           "return all.indexOf(all.reduce((a, b) => w(a) >= w(b) ? a : b)); }")
+    diagram = page.locator("pre.mermaid").nth(widest)
+    diagram.scroll_into_view_if_needed()
+    diagram.click()
+    heights = dict(page.locator("dialog.slimebook-diagram-dialog").evaluate(_LABEL_HEIGHTS))
+    assert heights and min(heights.values()) >= 12, sorted(heights.items(), key=lambda kv: kv[1])[:5]
+    page.keyboard.press("Escape")
+    seen.assert_clean()
+
+
+@pytest.mark.realbook
+@pytest.mark.parametrize("page", [
+    "_slimebook/usage/index.html", "_slimebook/usage/files.html", "_slimebook/usage/coverage.html",
+    "_slimebook/usage/category/asyncio.html", "_slimebook/usage/category/threading.html",
+    "_slimebook/usage/category/syntax.html", "chapters/async/03-tasks-gather.html",
+])
+def test_real_book_generated_tables_fit_at_1280px(book: str, visit, page: str) -> None:
+    seen = visit(f"{book}/{page}")
+    seen.page.set_viewport_size({"width": 1280, "height": 900})
+    tables = [t for t in seen.page.evaluate(_TABLE_WIDTHS) if "slimebook-usage" in t[0]]
+    assert tables, "no usage table on the page"
+    for name, right, limit, scroll_width, parent_width in tables:
+        assert right <= limit, (name, right, limit)
+        assert scroll_width <= parent_width + 1, (name, scroll_width, parent_width)

@@ -118,9 +118,10 @@ def _section(ids: str, title: str | nodes.Node) -> nodes.section:
     return section
 
 
-def _simple_table(headers: list[str], rows: list[list[nodes.Node | str]], classes: list[str],
+def _simple_table(headers: list[str | nodes.paragraph], rows: list[list[nodes.Node | str]], classes: list[str],
                   wrap: tuple[int, ...] = ()) -> nodes.Element:
-    """A table; cells do not wrap, except in the columns ``wrap`` (indexes)."""
+    """A table whose cells wrap (see static/slimebook-usage.css); cells of the columns ``wrap`` (indexes) also get the
+    class ``slimebook-wrap``."""
     table = nodes.table(classes=["colwidths-auto", "slimebook-usage-simple", *classes])
     group = nodes.tgroup(cols=len(headers))
     table += group
@@ -129,7 +130,7 @@ def _simple_table(headers: list[str], rows: list[list[nodes.Node | str]], classe
     head = nodes.thead()
     row = nodes.row()
     for header in headers:
-        row += nodes.entry("", _para(header))
+        row += nodes.entry("", header if isinstance(header, nodes.paragraph) else _para(header))
     head += row
     group += head
     body = nodes.tbody()
@@ -259,7 +260,9 @@ def _overview(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
         rows.append([_para(_ref(page.uri(category_page(category)), _code(category))),
                      *[str(both[(category, k)] or "·") for k in kinds], str(by_cat[category] or "0")])
     rows.append([_para(nodes.strong("合计", "合计")), *[str(by_kind[k]) for k in kinds], str(len(records))])
-    counts += _simple_table(["类别", *[f"{_KIND_TEXT[k]}（{k}）" for k in kinds], "合计"], rows,
+    # a kind's header may wrap between its Chinese name and its code name, and inside the code name after "_"
+    headers = ["类别", *[_para(_KIND_TEXT[k], " ", _code(k)) for k in kinds], "合计"]
+    counts += _simple_table(headers, rows,
                             ["slimebook-usage-counts"])
     section += counts
 
