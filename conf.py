@@ -107,6 +107,11 @@ latex_documents = [(root_doc, "slimebook.tex", project, author, "manual")]
 latex_use_xindy = False  # makeindex is enough for this book; xindy is not in the Debian set we install
 latex_show_urls = "no"
 latex_elements = {
+    # A Chinese book: no babel/polyglossia "english" (Sphinx falls back to it for zh), no fncychap opener
+    # ("CHAPTER 1"); the extension's slimebook.sty sets the fixed strings in Chinese (目录, 第 1 章, 附录).
+    "babel": "",
+    "polyglossia": "",
+    "fncychap": "",
     "papersize": "a4paper",
     "pointsize": "10pt",
     # Sphinx loads xeCJK for zh with xelatex (Latin text stays in FreeSerif/FreeSans/FreeMono);

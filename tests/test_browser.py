@@ -69,6 +69,28 @@ XSS_PY = textwrap.dedent('''\
     ''')
 
 
+# Concurrency API uses with long dotted names, for the generated usage tables.
+TASKS_PY = textwrap.dedent('''\
+    import asyncio
+    import concurrent.futures
+    import threading
+
+
+    async def test_generate_and_rm_default_generate_branch_is_stable_without_any_dots():
+        await asyncio.sleep(0)
+
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            first = await loop.run_in_executor(pool, threading.get_ident)
+        future = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
+        task = asyncio.ensure_future(asyncio.sleep(0))
+        done, pending = await asyncio.wait([task], return_when=asyncio.FIRST_COMPLETED)
+        return first, future, done, pending, asyncio.current_task(), asyncio.all_tasks()
+    ''')
+
+
 # -- serving and visiting ------------------------------------------------------------------------------
 class _Handler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript",
@@ -161,6 +183,7 @@ def _make_upstream(base: Path) -> SourceRepo:
     (repo / "pkg").mkdir(parents=True)
     git("init", "--quiet", "--initial-branch=main", str(repo), cwd=base)
     (repo / "pkg" / "xss.py").write_text(XSS_PY)
+    (repo / "pkg" / "tasks.py").write_text(TASKS_PY)  # usage pages with long names and paths
     git("add", "-A", cwd=repo)
     git("commit", "--quiet", "-m", "one", cwd=repo)
     pin = git("rev-parse", "HEAD", cwd=repo).strip()
@@ -255,6 +278,139 @@ def test_search_finds_chinese_and_english_terms(site: str, visit, query: str, pa
     seen.assert_clean()
 
 
+# -- reader features (issue 16) ---------------------------------------------------------------------------
+def _need_mermaid() -> None:
+    if MERMAID_STATIC is None:
+        pytest.skip("mermaid is not staged in the cache (run `bash .ci/node-deps.sh`, needs npm)")
+
+
+_LABEL_HEIGHTS = """(root) => [...root.querySelectorAll('text, .nodeLabel, .edgeLabel, .messageText, .actor')]
+    .filter(e => e.textContent.trim() && !e.querySelector('text'))
+    .map(e => [e.textContent.trim(), e.getBoundingClientRect().height])"""
+
+
+def test_a_wide_diagram_opens_full_width_and_escape_leaves(site: str, visit) -> None:
+    _need_mermaid()
+    seen = visit(f"{site}/reader.html")
+    page = seen.page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.wait_for_function("() => document.querySelector('.mermaid svg') && "
+                           "document.querySelector('.mermaid').textContent.includes('推理引擎')")
+    diagram = page.locator(".mermaid").first
+    small = dict(diagram.evaluate(_LABEL_HEIGHTS))
+    assert min(small.values()) < 12, small  # scaled to the column, the labels are too small to read
+    diagram.click()
+    dialog = page.locator("dialog.slimebook-diagram-dialog")
+    assert dialog.evaluate("d => d.open")
+    heights = dict(dialog.evaluate(_LABEL_HEIGHTS))
+    assert {"推理引擎", "generate(input_ids)", "POST /v1/messages"} <= set(heights), heights
+    assert min(heights.values()) >= 12, heights
+    if os.environ.get("SLIMEBOOK_SCREENSHOTS"):
+        page.screenshot(path=Path(os.environ["SLIMEBOOK_SCREENSHOTS"]) / "diagram-open.png")
+    page.keyboard.press("Escape")
+    assert not dialog.evaluate("d => d.open")
+    assert diagram.locator("svg").count() == 1  # the diagram is back in its place…
+    assert page.evaluate("() => document.activeElement.classList.contains('mermaid')")  # …and has the focus
+    page.keyboard.press("Enter")  # the keyboard way in
+    assert dialog.evaluate("d => d.open")
+    page.keyboard.press("Escape")
+    seen.assert_clean()
+
+
+_TABLE_WIDTHS = """() => {
+    const column = document.querySelector('article[role=main]') || document.querySelector('article');
+    const limit = column.getBoundingClientRect().right + 0.5;
+    return [...document.querySelectorAll('table')].map(t => [t.className, t.getBoundingClientRect().right, limit,
+        t.scrollWidth, t.parentElement.clientWidth]);
+}"""
+
+
+@pytest.mark.parametrize("page", ["index", "files", "coverage", "category/asyncio", "category/executors"])
+def test_generated_tables_fit_the_column_at_1280px(site: str, visit, page: str) -> None:
+    seen = visit(f"{site}/_slimebook/usage/{page}.html")
+    seen.page.set_viewport_size({"width": 1280, "height": 900})
+    seen.page.wait_for_load_state("networkidle")
+    tables = seen.page.evaluate(_TABLE_WIDTHS)
+    assert tables, "no table on the page"
+    for name, right, limit, scroll_width, parent_width in tables:
+        assert right <= limit, (name, right, limit)
+        assert scroll_width <= parent_width + 1, (name, scroll_width, parent_width)  # nothing to scroll sideways
+    seen.assert_clean()
+
+
+def test_copy_link_on_an_excerpt_caption(site: str, visit) -> None:
+    seen = visit(f"{site}/index.html")
+    wrapper = seen.page.locator("div.slime-source[id]").first
+    excerpt_id = wrapper.get_attribute("id")
+    wrapper.locator(".code-block-caption button.slimebook-copylink").click()
+    copied = seen.page.evaluate("() => navigator.clipboard.readText()")
+    assert copied == f"{site}/index.html#{excerpt_id}"
+    seen.assert_clean()
+
+
+def test_copy_link_on_a_snapshot_line(site: str, visit) -> None:
+    seen = visit(f"{site}/_snapshot/pkg/xss.py.html#L2")
+    page = seen.page
+    page.locator("#L2 button.slimebook-copylink").click()
+    assert page.evaluate("() => navigator.clipboard.readText()") == f"{site}/_snapshot/pkg/xss.py.html#L2"
+    page.locator("#L3 a").first.click()  # clicking a line number targets that line; the button follows
+    page.locator("#L3 button.slimebook-copylink").click()
+    assert page.evaluate("() => navigator.clipboard.readText()") == f"{site}/_snapshot/pkg/xss.py.html#L3"
+    assert page.locator("button.slimebook-copylink").count() == 1
+    seen.assert_clean()
+
+
+def test_dropdown_shows_keyboard_focus(site: str, visit) -> None:
+    seen = visit(f"{site}/reader.html")
+    page = seen.page
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.matches('details.sd-dropdown > summary')"):
+            break
+    else:
+        pytest.fail("Tab never reached the dropdown")
+    style = page.evaluate("() => { const s = getComputedStyle(document.activeElement); "
+                          "return [s.outlineStyle, parseFloat(s.outlineWidth)]; }")
+    assert style[0] != "none" and style[1] >= 2, style
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.querySelector('details.sd-dropdown').open")
+    seen.assert_clean()
+
+
+def _luminance(rgb: list[float]) -> float:
+    def channel(c: float) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: list[float], b: list[float]) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_dark_theme_highlighted_lines_are_readable(site: str, visit, browser) -> None:
+    seen = visit(f"{site}/index.html")
+    page = seen.page
+    page.emulate_media(color_scheme="dark")
+    page.reload(wait_until="load")
+    colours = page.evaluate("""() => {
+        const rgb = c => c.match(/[\\d.]+/g).map(Number);
+        const hll = document.querySelector('.slime-source .highlight .hll');
+        const block = hll.closest('.highlight');
+        const texts = [...hll.querySelectorAll('span')].filter(s => s.textContent.trim() && !s.closest('.linenos'));
+        return {hll: rgb(getComputedStyle(hll).backgroundColor), block: rgb(getComputedStyle(block).backgroundColor),
+                texts: texts.map(s => [s.textContent, rgb(getComputedStyle(s).color)]),
+                dark: document.body.dataset.theme || 'auto'};
+    }""")
+    assert _luminance(colours["block"]) < 0.1, colours  # the dark theme is on
+    assert _contrast(colours["hll"], colours["block"]) >= 1.3, colours  # the highlighted line stands out
+    for text, colour in colours["texts"]:
+        assert _contrast(colour, colours["hll"]) >= 4.5, (text, colour, colours["hll"])
+    seen.assert_clean()
+
+
 # -- the real book --------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
@@ -293,3 +449,38 @@ def test_real_book_diagram_page_is_offline_and_clean(book: str, visit) -> None:
     seen.page.wait_for_selector("pre.mermaid svg")
     seen.page.wait_for_load_state("networkidle")
     seen.assert_clean()
+
+
+@pytest.mark.realbook
+def test_real_book_widest_diagram_opens_with_readable_labels(book: str, visit) -> None:
+    _need_mermaid()
+    seen = visit(f"{book}/chapters/guide/action4-harness-run.html")
+    page = seen.page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.wait_for_function("() => [...document.querySelectorAll('pre.mermaid')].every(m => m.querySelector('svg'))")
+    widest = page.evaluate("() => { const all = [...document.querySelectorAll('pre.mermaid')]; "
+                           "const w = m => m.querySelector('svg').viewBox.baseVal.width; "
+                           "return all.indexOf(all.reduce((a, b) => w(a) >= w(b) ? a : b)); }")
+    diagram = page.locator("pre.mermaid").nth(widest)
+    diagram.scroll_into_view_if_needed()
+    diagram.click()
+    heights = dict(page.locator("dialog.slimebook-diagram-dialog").evaluate(_LABEL_HEIGHTS))
+    assert heights and min(heights.values()) >= 12, sorted(heights.items(), key=lambda kv: kv[1])[:5]
+    page.keyboard.press("Escape")
+    seen.assert_clean()
+
+
+@pytest.mark.realbook
+@pytest.mark.parametrize("page", [
+    "_slimebook/usage/index.html", "_slimebook/usage/files.html", "_slimebook/usage/coverage.html",
+    "_slimebook/usage/category/asyncio.html", "_slimebook/usage/category/threading.html",
+    "_slimebook/usage/category/syntax.html", "chapters/async/03-tasks-gather.html",
+])
+def test_real_book_generated_tables_fit_at_1280px(book: str, visit, page: str) -> None:
+    seen = visit(f"{book}/{page}")
+    seen.page.set_viewport_size({"width": 1280, "height": 900})
+    tables = [t for t in seen.page.evaluate(_TABLE_WIDTHS) if "slimebook-usage" in t[0]]
+    assert tables, "no usage table on the page"
+    for name, right, limit, scroll_width, parent_width in tables:
+        assert right <= limit, (name, right, limit)
+        assert scroll_width <= parent_width + 1, (name, scroll_width, parent_width)

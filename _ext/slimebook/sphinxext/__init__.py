@@ -7,7 +7,21 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import backlinks, course, coverage, guide, numbers, reading, snapshot, source, sourcecheck, usage, usagepages
+from . import (
+    backlinks,
+    course,
+    coverage,
+    guide,
+    latex,
+    numbers,
+    reader,
+    reading,
+    snapshot,
+    source,
+    sourcecheck,
+    usage,
+    usagepages,
+)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -23,6 +37,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     coverage.setup(app)
     reading.setup(app)  # reading order, call paths, repository map
     numbers.setup(app)
+    latex.setup(app)  # slimebook.sty, questions as numbered boxes in the PDF
+    reader.setup(app)  # static JS/CSS: diagram zoom, copy-link buttons, focus, dark highlighted lines
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
     app.connect("slimebook-page-anchors", snapshot.published_page_anchors)

@@ -3,8 +3,12 @@ does): nothing is written into the source tree, so ``sphinx-autobuild`` has noth
 
 Which files get a page: every ``.py`` file at the pin, every file a citation reads, and whatever
 other readers add through :func:`add_snapshot_paths` (the usage scanner adds Markdown docs).
-``snapshot_ref`` nodes (placed by ``slime-source`` captions and the ``{slime}`` role) become links to
-``_snapshot/<path>.html#L<n>`` in HTML and disappear in other formats.
+``snapshot_ref`` nodes (placed by ``slime-source`` captions and the ``{slime}`` role) are placeholders,
+as ``sphinx.ext.viewcode``'s ``viewcode_anchor`` is: the post-transform :class:`SnapshotLinks` turns each
+into a link to ``_snapshot/<path>.html#L<n>`` when the builder writes snapshot pages (:func:`builds_pages`:
+``html``, ``dirhtml``) and removes it, with the separator before it and an emptied ``slime-snapshot-mini``
+superscript around it, in every other builder (``singlehtml``, ``epub``, ``latex``, ``text``, …), so no
+output links to a page that was not written.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ from typing import Any
 import sphinx
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
-from sphinx.writers.html5 import HTML5Translator
 
 from ..atomicio import atomic_write
 from ..snapshots import RENDERER_VERSION, render_snapshot, snapshot_pagename
@@ -30,27 +34,58 @@ logger = logging.getLogger(__name__)
 
 
 class snapshot_ref(nodes.Inline, nodes.Element):  # noqa: N801 - docutils node naming
-    """A link to a snapshot page: attributes ``path`` (repo-relative) and ``line`` (1-based, or 0)."""
+    """A placeholder link to a snapshot page, resolved by :class:`SnapshotLinks`.
+
+    Attributes: ``path`` (repo-relative), ``line`` (1-based, or 0 for the top of the page), ``refdoc`` (the
+    document it was written in), ``sep`` (text shown before the link when there is a link, e.g. ``" · "``).
+    Children: the link text. Its ``astext()`` is empty: a title Sphinx takes from a caption at read time (the
+    text of a ``{ref}`` to a named excerpt) does not depend on whether the builder writes snapshot pages.
+    """
+
+    def astext(self) -> str:
+        return ""
 
 
-def make_snapshot_ref(path: str, line: int, text: str = "快照") -> snapshot_ref:
-    """A :class:`snapshot_ref` to ``path`` at ``line`` showing ``text``."""
-    node = snapshot_ref("", path=path, line=line)
+def make_snapshot_ref(path: str, line: int, refdoc: str, text: str = "快照", sep: str = "") -> snapshot_ref:
+    """A :class:`snapshot_ref` to ``path`` at ``line``, written in ``refdoc``, showing ``sep`` + ``text``."""
+    node = snapshot_ref("", path=path, line=line, refdoc=refdoc, sep=sep)
     node += nodes.Text(text)
     return node
 
 
-def _visit_html(self: HTML5Translator, node: snapshot_ref) -> None:
-    uri = self.builder.get_relative_uri(self.builder.current_docname, snapshot_pagename(node["path"]))
-    if node["line"]:
-        uri += f"#L{node['line']}"
-    title = f"{node['path']} 在固定提交处的快照"
-    self.body.append(f'<a class="slime-snapshot reference internal" href="{html.escape(uri)}" '
-                     f'title="{html.escape(title)}">')
+def snapshot_uri(app: Sphinx, fromdoc: str, path: str, line: int) -> str:
+    """The URI of ``path``'s snapshot page (at ``#L<line>`` when ``line``), relative to ``fromdoc``."""
+    uri = app.builder.get_relative_uri(fromdoc, snapshot_pagename(path))
+    return uri + (f"#L{line}" if line else "")
 
 
-def _depart_html(self: HTML5Translator, node: snapshot_ref) -> None:
-    self.body.append("</a>")
+def snapshot_link(app: Sphinx, fromdoc: str, path: str, line: int, *children: nodes.Node) -> nodes.reference:
+    """A ``reference`` (class ``slime-snapshot``) to the snapshot of ``path`` at ``line`` holding ``children``.
+
+    Only for builders where :func:`builds_pages` is true; elsewhere the page does not exist.
+    """
+    where = f"{path}:{line}" if line else path
+    return nodes.reference("", "", *children, refuri=snapshot_uri(app, fromdoc, path, line), internal=True,
+                           classes=["slime-snapshot"], reftitle=f"{where} 在固定提交处的快照")
+
+
+class SnapshotLinks(SphinxPostTransform):
+    """Resolve every :class:`snapshot_ref`: a link where snapshot pages are written, nothing elsewhere."""
+
+    default_priority = 20  # before other post-transforms look at references
+
+    def run(self, **kwargs: Any) -> None:
+        pages = builds_pages(self.env._app)  # Sphinx 9: transforms reach the app through env
+        for node in list(self.document.findall(snapshot_ref)):
+            parent = node.parent
+            if pages:
+                link = snapshot_link(self.env._app, node.get("refdoc") or self.env.docname, node["path"], node["line"],
+                                     *node.children)
+                node.replace_self([nodes.Text(node["sep"]), link] if node.get("sep") else [link])
+                continue
+            parent.remove(node)
+            if isinstance(parent, nodes.superscript) and not parent.children and parent.parent is not None:
+                parent.parent.remove(parent)
 
 
 def _skip(self: Any, node: snapshot_ref) -> None:
@@ -148,8 +183,9 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
 
 def setup(app: Sphinx) -> None:
     """Register the snapshot node and the page collector."""
-    app.add_node(snapshot_ref, html=(_visit_html, _depart_html), latex=(_skip, None), text=(_skip, None),
-                 man=(_skip, None), texinfo=(_skip, None))
+    # SnapshotLinks replaces every placeholder; the visitors only guard a doctree that skipped post-transforms
+    app.add_node(snapshot_ref, **{f: (_skip, None) for f in ("html", "latex", "text", "man", "texinfo")})
+    app.add_post_transform(SnapshotLinks)
     app.connect("html-collect-pages", collect_pages)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from ..excerpt import Excerpt, ExcerptError, read_excerpt
 from ..lock import LockError, SourceLock, load_lock
 from ..store import SourceError, SourceStore
 from .envdata import doc_data, keep_per_doc
-from .snapshot import make_snapshot_ref
+from .snapshot import builds_pages, make_snapshot_ref, snapshot_link
 
 logger = logging.getLogger(__name__)
 
@@ -123,22 +124,77 @@ def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[
     return sorted(set(env.__dict__.get("slimebook_problem_docs", {})) & env.found_docs - removed)
 
 
-# -- directive --------------------------------------------------------------------------------------
-def _caption_nodes(lock: SourceLock, excerpt: Excerpt, caption: str | None) -> list[nodes.Node]:
+# -- captions: one placeholder at read time, one builder per output format ------------------------------
+class excerpt_caption(nodes.Inline, nodes.TextElement):  # noqa: N801 - docutils node naming
+    """The label part of an excerpt caption, resolved per builder by :class:`ExcerptCaptions`.
+
+    Attributes: ``path`` and ``line`` (the snapshot target), ``refuri`` (the upstream permalink), ``reftitle``,
+    ``refdoc`` (the document it was written in). Children: the label ``path · L81–L90 · 624b824`` as text, so
+    the title Sphinx records for a ``{ref}`` to a named excerpt is the label, the same in every format.
+    """
+
+
+CaptionBuilder = Callable[[Sphinx, excerpt_caption], list[nodes.Node]]
+
+
+def _permalink(node: excerpt_caption) -> nodes.reference:
+    return nodes.reference("", node.astext(), refuri=node["refuri"], classes=["slime-permalink"],
+                           reftitle=node["reftitle"])
+
+
+def _caption_with_snapshot(app: Sphinx, node: excerpt_caption) -> list[nodes.Node]:
+    """HTML with snapshot pages: ``[permalink label] · [快照]``."""
+    return [_permalink(node), nodes.Text(" · "),
+            snapshot_link(app, node["refdoc"], node["path"], node["line"], nodes.Text("快照"))]
+
+
+def _caption_link_only(app: Sphinx, node: excerpt_caption) -> list[nodes.Node]:
+    """Every builder without snapshot pages (``singlehtml``, ``epub``, ``latex``, ``text``): the permalink
+    label alone, no separator after it. In LaTeX the ``·`` keeps its spaces because ``slimebook.sty`` makes
+    xeCJK treat U+00B7 as a Latin character (see :mod:`.latex`)."""
+    return [_permalink(node)]
+
+
+#: caption builder per output kind (:func:`caption_kind`)
+CAPTION_BUILDERS: dict[str, CaptionBuilder] = {
+    "html-pages": _caption_with_snapshot,
+    "html": _caption_link_only,
+    "latex": _caption_link_only,
+    "text": _caption_link_only,
+}
+
+
+def caption_kind(app: Sphinx) -> str:
+    """``html-pages`` (HTML that writes snapshot pages), ``html`` (singlehtml, epub), ``latex`` or ``text``."""
+    if builds_pages(app):
+        return "html-pages"
+    return app.builder.format if app.builder.format in CAPTION_BUILDERS else "text"
+
+
+class ExcerptCaptions(SphinxPostTransform):
+    """Replace every :class:`excerpt_caption` with what :data:`CAPTION_BUILDERS` makes for this builder."""
+
+    default_priority = 20
+
+    def run(self, **kwargs: Any) -> None:
+        app = self.env._app  # Sphinx 9: transforms reach the app through env
+        build = CAPTION_BUILDERS[caption_kind(app)]
+        for node in list(self.document.findall(excerpt_caption)):
+            node.replace_self(build(app, node))
+
+
+def _caption_nodes(lock: SourceLock, excerpt: Excerpt, caption: str | None, docname: str) -> list[nodes.Node]:
     label = f"{excerpt.path} · {excerpt.label()} · {lock.short}"
-    link = nodes.reference(
-        "", label, refuri=lock.permalink(excerpt.path, excerpt.start, excerpt.end),
-        classes=["slime-permalink"], reftitle=f"{lock.name}@{lock.commit}",
-    )
     parts: list[nodes.Node] = []
     if caption:
         parts.append(nodes.Text(f"{caption} — "))
-    parts.append(link)
-    parts.append(nodes.Text(" · "))
-    parts.append(make_snapshot_ref(excerpt.path, excerpt.start))
+    parts.append(excerpt_caption("", label, path=excerpt.path, line=excerpt.start, refdoc=docname,
+                                 refuri=lock.permalink(excerpt.path, excerpt.start, excerpt.end),
+                                 reftitle=f"{lock.name}@{lock.commit}"))
     return parts
 
 
+# -- directive --------------------------------------------------------------------------------------
 class SlimeSource(SphinxDirective):
     """``slime-source``: a pinned excerpt of a Slime file with its source line numbers.
 
@@ -180,7 +236,8 @@ class SlimeSource(SphinxDirective):
 
         language = _language(excerpt.path)
         wrapper = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "slime-source"])
-        caption = nodes.caption("", "", *_caption_nodes(store.lock, excerpt, self.options.get("caption")))
+        caption = nodes.caption("", "", *_caption_nodes(store.lock, excerpt, self.options.get("caption"),
+                                                          self.env.docname))
         self.set_source_info(caption)
         wrapper += caption
         for (start, end), lines in zip(excerpt.runs, excerpt.texts, strict=True):
@@ -240,7 +297,8 @@ class SlimeRole(SphinxRole):
         where = excerpt.path if whole else f"{excerpt.path}:{excerpt.label()}"
         ref = nodes.reference("", "", refuri=uri, classes=["slime-ref"], reftitle=f"{where} @ {lock.short}")
         ref += nodes.literal(text, text)
-        snapshot = nodes.superscript("", "", make_snapshot_ref(excerpt.path, 0 if whole else excerpt.start),
+        snapshot = nodes.superscript("", "", make_snapshot_ref(excerpt.path, 0 if whole else excerpt.start,
+                                                               self.env.docname),
                                      classes=["slime-snapshot-mini"])
         return [ref, snapshot], []
 
@@ -288,6 +346,8 @@ def setup(app: Sphinx) -> None:
     app.add_config_value("slimebook_source", "slime", "env", types=[str])
     app.add_directive("slime-source", SlimeSource)
     app.add_post_transform(SingleLabelForRuns)
+    app.add_node(excerpt_caption)  # replaced by ExcerptCaptions in every builder
+    app.add_post_transform(ExcerptCaptions)
     app.add_role("slime", SlimeRole())
     app.connect("builder-inited", _open_store)
     keep_per_doc(app, "slimebook_citations")

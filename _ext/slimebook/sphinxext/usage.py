@@ -16,6 +16,7 @@ or pin changes, or when a lesson they list changed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "COVERAGE_PAGE", "FILES_PAGE", "OVERVIEW_PAGE", "Render", "category_page", "get_figures", "get_scan",
-    "scan_key", "scroll", "usage_nodes",
+    "breakable_literal", "scan_key", "scroll", "usage_nodes",
 ]
 
 #: Generated pages (see :mod:`.usagepages`).
@@ -60,7 +61,8 @@ HEADERS: dict[str, str] = {
     "id": "编号", "location": "位置", "scope": "作用域", "kind": "种类", "name": "名称",
     "provenance": "依据", "code": "代码",
 }
-_WIDTHS = {"id": 12, "location": 26, "scope": 16, "kind": 10, "name": 18, "provenance": 14, "code": 44}
+#: Relative column widths, in HTML and LaTeX alike (the table spans the column; cells wrap inside their share).
+_WIDTHS = {"id": 12, "location": 22, "scope": 17, "kind": 11, "name": 18, "provenance": 13, "code": 44}
 #: Default columns outside HTML (LaTeX, text).
 PRINT_COLUMNS: tuple[str, ...] = ("location", "code", "scope", "name")
 
@@ -164,6 +166,40 @@ class Render:
         return self.lock.permalink(path + ("?plain=1" if source == "doc" else ""), line)
 
 
+class wbr(nodes.Inline, nodes.Element):  # noqa: N801 - docutils node naming
+    """A line-break opportunity inside code: ``<wbr>`` in HTML, ``\\allowbreak`` in LaTeX, nothing elsewhere."""
+
+    def astext(self) -> str:
+        return ""
+
+
+def _visit_wbr_html(self: Any, node: wbr) -> None:
+    self.body.append("<wbr>")
+    raise nodes.SkipNode
+
+
+def _visit_wbr_latex(self: Any, node: wbr) -> None:
+    self.body.append(r"\allowbreak{}")
+    raise nodes.SkipNode
+
+
+def _skip_node(self: Any, node: nodes.Node) -> None:
+    raise nodes.SkipNode
+
+
+_BREAK_AFTER = re.compile(r"(?<=[./_])(?=.)")
+
+
+def breakable_literal(text: str) -> nodes.literal:
+    """Inline code of ``text`` that may wrap after each ``.``, ``/`` and ``_`` (names, paths) in a narrow column."""
+    literal = nodes.literal(text, "")
+    for n, part in enumerate(_BREAK_AFTER.split(text)):
+        if n:
+            literal += wbr()
+        literal += nodes.Text(part)
+    return literal
+
+
 class usage_details(nodes.General, nodes.Element):  # noqa: N801 - docutils node naming
     """A collapsible block: ``<details><summary>{summary}</summary>…</details>`` (HTML only)."""
 
@@ -210,17 +246,17 @@ def _content(column: str, record, r: Render) -> nodes.entry:
                             classes=["slimebook-occ"]))
     if column == "location":
         where = f"{record.path}:{record.line}"
-        local = _link(nodes.literal(where, where), r.snapshot(record.path, record.line),
+        local = _link(breakable_literal(where), r.snapshot(record.path, record.line),
                       f"{where} 在固定提交 {r.lock.short} 处的快照", ["slime-snapshot"])
         up = nodes.reference("", "↗", refuri=r.upstream(record.path, record.line, record.source),
                              reftitle=f"{where} @ {r.lock.short}（上游）", classes=["slime-permalink"])
         return _entry(local, nodes.Text(" "), up)
     if column == "scope":
-        return _entry(nodes.literal(record.scope, record.scope))
+        return _entry(breakable_literal(record.scope))
     if column == "kind":
         return _entry(nodes.Text(record.kind))
     if column == "name":
-        return _entry(_link(nodes.literal(record.name, record.name), r.name(record.category, key_of(record))))
+        return _entry(_link(breakable_literal(record.name), r.name(record.category, key_of(record))))
     if column == "provenance":
         return _entry(nodes.Text(record.provenance))
     code = record.code.strip()
@@ -229,8 +265,9 @@ def _content(column: str, record, r: Render) -> nodes.entry:
 
 def usage_table(records: Sequence, columns: Sequence[str], r: Render) -> nodes.table:
     """A table of ``records`` with ``columns`` (see :data:`~slimebook.usage.COLUMNS`)."""
-    # HTML sizes the columns to their content; LaTeX gets proportional, wrapping columns
-    table = nodes.table(classes=["slimebook-usage", "colwidths-auto" if r.details else "colwidths-given"])
+    # proportional, wrapping columns in every format: sized to their content, a long scope or code line
+    # made the table wider than the page's column
+    table = nodes.table(classes=["slimebook-usage", "colwidths-given"])
     group = nodes.tgroup(cols=len(columns))
     table += group
     for column in columns:
@@ -479,6 +516,8 @@ def setup(app: Sphinx) -> None:
     """Register the directive, the role, their nodes and hooks."""
     app.add_config_value("slimebook_usage_collapse", 30, "env", types=[int])
     app.add_node(usage_details, html=(_visit_details, _depart_details))
+    app.add_node(wbr, html=(_visit_wbr_html, None), latex=(_visit_wbr_latex, None),
+                 **{f: (_skip_node, None) for f in ("text", "man", "texinfo")})
     app.add_directive("usage-index", UsageIndex)
     app.add_role("usage", UsageRole())
     app.connect("builder-inited", _scan_at_start, priority=600)  # after source._open_store (500)

@@ -47,6 +47,7 @@ from .usage import (
     OVERVIEW_PAGE,
     PAGE_ROOT,
     Render,
+    breakable_literal,
     category_page,
     get_scan,
     scroll,
@@ -100,7 +101,7 @@ def _para(*parts: nodes.Node | str, classes: list[str] | None = None) -> nodes.p
 
 
 def _code(text: str) -> nodes.literal:
-    return nodes.literal(text, text)
+    return breakable_literal(text)
 
 
 def _ref(uri: str, *children: nodes.Node | str, title: str = "") -> nodes.reference:
@@ -117,9 +118,10 @@ def _section(ids: str, title: str | nodes.Node) -> nodes.section:
     return section
 
 
-def _simple_table(headers: list[str], rows: list[list[nodes.Node | str]], classes: list[str],
+def _simple_table(headers: list[str | nodes.paragraph], rows: list[list[nodes.Node | str]], classes: list[str],
                   wrap: tuple[int, ...] = ()) -> nodes.Element:
-    """A table; cells do not wrap, except in the columns ``wrap`` (indexes)."""
+    """A table whose cells wrap (see static/slimebook-usage.css); cells of the columns ``wrap`` (indexes) also get the
+    class ``slimebook-wrap``."""
     table = nodes.table(classes=["colwidths-auto", "slimebook-usage-simple", *classes])
     group = nodes.tgroup(cols=len(headers))
     table += group
@@ -128,7 +130,7 @@ def _simple_table(headers: list[str], rows: list[list[nodes.Node | str]], classe
     head = nodes.thead()
     row = nodes.row()
     for header in headers:
-        row += nodes.entry("", _para(header))
+        row += nodes.entry("", header if isinstance(header, nodes.paragraph) else _para(header))
     head += row
     group += head
     body = nodes.tbody()
@@ -258,7 +260,9 @@ def _overview(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
         rows.append([_para(_ref(page.uri(category_page(category)), _code(category))),
                      *[str(both[(category, k)] or "·") for k in kinds], str(by_cat[category] or "0")])
     rows.append([_para(nodes.strong("合计", "合计")), *[str(by_kind[k]) for k in kinds], str(len(records))])
-    counts += _simple_table(["类别", *[f"{_KIND_TEXT[k]}（{k}）" for k in kinds], "合计"], rows,
+    # a kind's header may wrap between its Chinese name and its code name, and inside the code name after "_"
+    headers = ["类别", *[_para(_KIND_TEXT[k], " ", _code(k)) for k in kinds], "合计"]
+    counts += _simple_table(headers, rows,
                             ["slimebook-usage-counts"])
     section += counts
 
@@ -456,42 +460,14 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     atomic_write(stamp_file, stamp)
 
 
-#: Styles of usage tables (documents and generated pages), written to ``_static/`` of HTML output.
+#: Styles of usage tables (documents and generated pages): a static file, ``static/`` beside this module.
 CSS_FILE = "slimebook-usage.css"
-CSS = """\
-/* slimebook usage index: written by slimebook.sphinxext.usagepages */
-.slimebook-usage-wrapper { overflow-x: auto; }
-table.slimebook-usage { font-size: 0.8em; }
-table.slimebook-usage th, table.slimebook-usage td { padding: 0.15em 0.4em; vertical-align: top; }
-table.slimebook-usage td p { margin: 0; }
-table.slimebook-usage td code, table.slimebook-usage .slimebook-col-location,
-table.slimebook-usage .slimebook-col-kind, table.slimebook-usage .slimebook-col-provenance { white-space: nowrap; }
-table.slimebook-usage .slimebook-col-id code { font-size: 0.85em; }
-table.slimebook-usage .slimebook-col-code { min-width: 24em; }
-table.slimebook-usage .slimebook-col-code code { white-space: pre-wrap; background: none; border: none; }
-table.slimebook-usage a.slime-permalink { text-decoration: none; }
-table.slimebook-usage tr:target { background: rgba(255, 200, 0, 0.25); }
-table.slimebook-usage-simple { font-size: 0.85em; }
-table.slimebook-usage-simple th, table.slimebook-usage-simple td { padding: 0.15em 0.5em; white-space: nowrap; }
-table.slimebook-usage-simple td.slimebook-wrap { white-space: normal; min-width: 16em; }
-table.slimebook-usage-simple td p { margin: 0; }
-details.slimebook-usage-details > summary { cursor: pointer; font-weight: 600; margin: 0.4em 0; }
-p.slimebook-usage-summary code, table.slimebook-usage-names code { white-space: nowrap; }
-"""
-
-
-def _write_css(app: Sphinx, exc: Exception | None) -> None:
-    if exc is None and app.builder.format == "html":
-        target = Path(app.outdir, "_static", CSS_FILE)
-        if not target.exists() or target.read_text(encoding="utf-8") != CSS:
-            atomic_write(target, CSS)
 
 
 def setup(app: Sphinx) -> None:
     """Register the page collector and the table styles."""
-    app.add_css_file(CSS_FILE)
+    app.add_css_file(CSS_FILE)  # shipped in static/, which slimebook.sphinxext.reader adds to html_static_path
     app.connect("html-collect-pages", collect_pages)
-    app.connect("build-finished", _write_css)
 
 
 def published_page_anchors(app: Sphinx) -> Iterator[tuple[str, str, str]]:

@@ -3,7 +3,7 @@ import runpy
 
 project = "浏览器测试"
 language = "zh_CN"
-extensions = ["myst_parser", "sphinx_copybutton", "sphinxcontrib.mermaid", "slimebook"]
+extensions = ["myst_parser", "sphinx_design", "sphinx_copybutton", "sphinxcontrib.mermaid", "slimebook"]
 myst_fence_as_directive = ["mermaid"]
 exclude_patterns = ["_build"]
 html_theme = "furo"

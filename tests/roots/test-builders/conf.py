@@ -1,0 +1,8 @@
+project = "Builders"
+author = "tests"
+copyright = "2026, tests"
+version = release = "1"
+extensions = ["myst_parser", "slimebook"]
+slimebook_lock = "sources.toml"  # written by the test: it points at a repository the test builds
+exclude_patterns = ["_build"]
+epub_basename = "builders"

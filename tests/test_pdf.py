@@ -1,0 +1,123 @@
+"""The PDF as a Chinese book (issue 16; cases pdf-chapter-name, pdf-caption-middle-dot, pdf-dropdown).
+
+tests/roots/test-pdf takes its LaTeX settings from the book's own conf.py and holds the three cases. The ``.tex``
+is checked after a ``latex`` build: no English language declared, the Chinese fixed strings in ``slimebook.sty``,
+an excerpt caption ending with the commit (no separator after it), questions as numbered question boxes with
+their answers in answer boxes (never ``\\subsubsection*``). When XeLaTeX, latexmk and pdftotext are installed
+(``.ci/system-deps.sh pdf``), the PDF is made and its text checked too; otherwise that test skips.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SourceRepo, copy_root, git
+
+LONG_PY = "".join(f"value_{n} = {n}  # line {n}\n" for n in range(1, 101))
+
+
+def _upstream(base: Path) -> SourceRepo:
+    repo = base / "upstream"
+    (repo / "pkg").mkdir(parents=True)
+    git("init", "--quiet", "--initial-branch=main", str(repo), cwd=base)
+    (repo / "pkg" / "long.py").write_text(LONG_PY)
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "one", cwd=repo)
+    pin = git("rev-parse", "HEAD", cwd=repo).strip()
+    return SourceRepo(repo, pin, pin)
+
+
+@pytest.fixture(scope="module")
+def latex(tmp_path_factory: pytest.TempPathFactory):
+    """The test-pdf root built with ``latex``: ``(outdir, pin)``."""
+    from io import StringIO
+
+    from sphinx.testing.util import SphinxTestApp
+
+    from slimebook.lock import load_lock
+    from slimebook.store import SourceStore
+
+    base = tmp_path_factory.mktemp("pdf")
+    upstream = _upstream(base)
+    src = copy_root("pdf", base)
+    (src / "sources.toml").write_text(upstream.lock_text())
+    cache = base / "cache"
+    SourceStore(load_lock(src / "sources.toml"), root=cache).fetch()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SLIMEBOOK_CACHE", str(cache))
+        mp.setenv("SLIMEBOOK_TEST_BOOK_CONF", str(ROOT / "conf.py"))
+        app = SphinxTestApp("latex", srcdir=src, status=StringIO(), warning=StringIO())
+        try:
+            app.build()
+        finally:
+            app.cleanup()
+    assert app._warning.getvalue() == "", app._warning.getvalue()
+    return Path(app.outdir), upstream.pin
+
+
+def test_tex_declares_no_english_and_sets_chinese_fixed_strings(latex) -> None:
+    outdir, _ = latex
+    tex = (outdir / "pdftest.tex").read_text(encoding="utf-8")
+    preamble = tex[: tex.index(r"\begin{document}")]
+    assert "english" not in preamble.lower()
+    assert r"\usepackage{babel}" not in preamble and "polyglossia" not in preamble
+    assert "fncychap" not in preamble  # its openers print "CHAPTER 1"
+    assert r"\usepackage{xeCJK}" in preamble
+    assert r"\usepackage{slimebook}" in preamble
+    sty = (outdir / "slimebook.sty").read_text(encoding="utf-8")
+    for line in (r"\renewcommand{\contentsname}{目录}", r"\renewcommand{\chaptername}{第}",
+                 r"\def\@chappos{章\enspace}", r"\renewcommand{\appendixname}{附录}",
+                 r'\xeCJKDeclareCharClass{Default}{"00B7}'):
+        assert line in sty
+    messages = (outdir / "sphinxmessages.sty").read_text(encoding="utf-8")
+    assert r"\renewcommand{\literalblockcontinuesname}{续下页}" in messages
+
+
+def test_caption_ends_with_the_commit(latex) -> None:
+    outdir, pin = latex
+    tex = (outdir / "pdftest.tex").read_text(encoding="utf-8")
+    captions = re.findall(r"\\sphinxSetupCaptionForVerbatim\{(.*)\}\n", tex)
+    assert len(captions) == 1
+    caption = captions[0].replace(r"\textendash{}", "–")
+    assert caption.endswith(f"{{pkg/long.py · L81–L90 · {pin[:7]}}}"), caption  # the link text, then nothing
+    assert "快照" not in tex and "_snapshot" not in tex
+
+
+def test_questions_are_numbered_boxes_with_answers(latex) -> None:
+    outdir, _ = latex
+    tex = (outdir / "pdftest.tex").read_text(encoding="utf-8")
+    assert r"\subsubsection*" not in tex and r"\sphinxstylerubric" not in tex
+    boxes = re.findall(r"\\begin\{slimebookquestion\}\s*(.*?)\s*\\end\{slimebookquestion\}\s*"
+                       r"(?:\\begin\{slimebookanswer\}\s*(.*?)\s*\\end\{slimebookanswer\})?", tex, re.S)
+    questions = [re.sub(r"\\sphinxAtStartPar|\\label\{[^}]*\}\}?|\\\w+\{|[{}]", "", q).strip() for q, _ in boxes]
+    assert questions == ["工作沙箱在哪一行之后就不存在了？", "第二个问题？", "没有编号的问题？"]  # typed numbers gone
+    answers = [a.replace(r"\sphinxAtStartPar", "").strip() for _, a in boxes]
+    assert answers == ["答案在这里。", "第二个答案。", "第三个答案。"]
+
+
+_TOOLS = ("xelatex", "latexmk", "pdftotext", "make")
+
+
+@pytest.mark.skipif(any(shutil.which(t) is None for t in _TOOLS),
+                    reason="XeLaTeX, latexmk or pdftotext missing (Debian: `bash .ci/system-deps.sh pdf`)")
+def test_pdf_text_is_chinese_and_keeps_caption_spaces(latex) -> None:
+    outdir, pin = latex
+    proc = subprocess.run(["make", "-C", str(outdir), "all-pdf", "LATEXMKOPTS=-silent",
+                           "LATEXOPTS=-interaction=nonstopmode -halt-on-error"], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(outdir / "pdftest.pdf"), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    for english in ("CHAPTER", "Chapter ", "Contents", "continued on next page"):
+        assert english not in text
+    flat = re.sub(r"[ \u00a0]+", " ", text)
+    assert re.search(r"第\s*1\s*章\s*事件循环", flat)  # the footer mark of chapter 1
+    assert "目录" in flat and "第一部分" not in flat  # the contents are 目录, not the first toctree's caption
+    assert f"pkg/long.py · L81–L90 · {pin[:7]}" in flat
+    assert f"{pin[:7]} ·" not in flat
+    assert "问题 3.1" in flat and "答案 3.1" in flat and "问题 3.3" in flat
