@@ -29,6 +29,11 @@ def build(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo, monkeypa
     return _build
 
 
+def ended(lines: list[str]) -> str:
+    """A block's text: every shown line ends with ``\\n`` (so a blank last line is drawn)."""
+    return "".join(line + "\n" for line in lines)
+
+
 def pinned_lines(source_repo: SourceRepo, fetched_cache: Path, path: str) -> list[str]:
     import tempfile
 
@@ -44,11 +49,11 @@ def test_excerpt_text_equals_pinned_lines(build, source_repo: SourceRepo, fetche
     blocks = [b for b in doctree.findall(nodes.literal_block) if "slime-run" in b["classes"]]
     lines = pinned_lines(source_repo, fetched_cache, "pkg/mod.py")
     # 1: Outer.Inner.method = L11-L15 (decorators first, trailing inside-comment kept)
-    assert blocks[0].astext() == "\n".join(lines[10:15])
+    assert blocks[0].astext() == ended(lines[10:15])
     assert blocks[0]["highlight_args"] == {"linenostart": 11, "hl_lines": [4]}
     # 2: two runs -> two blocks, each numbered from its own first source line
-    assert blocks[1].astext() == "\n".join(lines[3:6])
-    assert blocks[2].astext() == "\n".join(lines[19:21])
+    assert blocks[1].astext() == ended(lines[3:6])
+    assert blocks[2].astext() == ended(lines[19:21])
     assert blocks[2]["highlight_args"]["linenostart"] == 20
 
 
@@ -90,7 +95,7 @@ def test_rst_document(build, source_repo: SourceRepo, fetched_cache: Path) -> No
     doctree = app.env.get_doctree("rstdoc")
     blocks = list(doctree.findall(nodes.literal_block))
     lines = pinned_lines(source_repo, fetched_cache, "pkg/mod.py")
-    assert blocks[0].astext() == "\n".join(lines[19:21])
+    assert blocks[0].astext() == ended(lines[19:21])
     html = (app.outdir / "rstdoc.html").read_text()
     assert "pkg/mod.py#L4-L6" in html
 

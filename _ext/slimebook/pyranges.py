@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .lines import split_lines
+
 __all__ = ["Definition", "SymbolError", "definitions", "select_definition", "symbol_range"]
 
 
@@ -113,7 +115,7 @@ def _definitions(text: str) -> tuple[Definition, ...]:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise SymbolError(f"does not parse: {exc.message} (line {exc.raw_line})") from exc
-    lines = [line.rstrip("\r") for line in text.split("\n")]
+    lines = split_lines(text)
     collector = _Collector(lines)
     MetadataWrapper(module, unsafe_skip_copy=True).visit(collector)
     return tuple(collector.found)
@@ -126,7 +128,8 @@ def definitions(text: str) -> list[Definition]:
     parses it once.
 
     Args:
-        text: Python source (any grammar libcst parses, 3.0–3.15), ``\\n`` or ``\\r\\n`` line endings.
+        text: Python source (any grammar libcst parses, 3.0–3.15); lines end as
+            :func:`slimebook.lines.split_lines` says.
     Raises:
         SymbolError: the text does not parse.
     """

@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..lines import split_lines
 from .categories import BUILTINS, CANDIDATE_METHODS, STRING_ARG_METHODS, category_of
 from .evidence import Evidence, dotted_chain, is_tracked
 from .imports import Binding, Scope, import_target, lookup
-from .positions import LINE_BREAK, node_spans
+from .positions import node_spans
 
 __all__ = [
     "MAX_NESTING", "STRING_PATTERN", "FileScan", "RawRecord", "decode_source", "nesting_depth", "scan_code",
@@ -540,7 +541,7 @@ def scan_module(module: cst.Module, text: str) -> tuple[list[RawRecord], Scope]:
     syntactic += [e.end for e in entries if not e.inclusive_end and (e.end is not e.start or e.inclusive_start)]
     inclusive = [e.start for e in entries if e.inclusive_start] + [e.end for e in entries if e.inclusive_end]
     spans = node_spans(module, text, syntactic, inclusive)
-    lines = LINE_BREAK.split(text)
+    lines = split_lines(text)
     out: list[RawRecord] = []
     for e in entries:
         start, end = spans.get(id(e.start)), spans.get(id(e.end))

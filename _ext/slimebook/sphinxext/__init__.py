@@ -7,11 +7,12 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import course, coverage, guide, numbers, snapshot, source, sourcecheck, usage, usagepages
+from . import course, coverage, diagnostics, guide, numbers, snapshot, source, sourcecheck, usage, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
+    diagnostics.setup(app)  # one path for warnings; documents that warned are read again
     source.setup(app)
     snapshot.setup(app)
     course.setup(app)

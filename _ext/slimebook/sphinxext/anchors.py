@@ -40,6 +40,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
+from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 
 logger = logging.getLogger(__name__)
@@ -187,11 +188,12 @@ def _sections(app: Sphinx, docname: str, doctree: nodes.document) -> Iterator[tu
             continue
         title = section.next_node(nodes.title)
         need = "an explicit label" if policy == "explicit" else "a readable ASCII id"
-        logger.warning(
+        warn(
+            app.env, SlimebookWarning.ANCHOR,
             "section %r has no stable anchor (ids: %s); it needs %s: put a MyST label such as "
             "'(guide-…)=' on the line before the heading",
             title.astext() if title is not None else "?", ", ".join(section["ids"]) or "none", need,
-            location=_location(section), type="slimebook", subtype="anchor",
+            location=_location(section), docname=docname,
         )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from pygments.lexers import get_lexer_for_filename
+from pygments.lexers import get_all_lexers, get_lexer_for_filename
 from pygments.util import ClassNotFound
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
@@ -28,6 +28,7 @@ from ..citations import parse_role_text
 from ..excerpt import Excerpt, ExcerptError, read_excerpt
 from ..lock import LockError, SourceLock, load_lock
 from ..store import SourceError, SourceStore
+from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 from .snapshot import make_snapshot_ref
 
@@ -110,19 +111,6 @@ def _record(env: BuildEnvironment, lineno: int, kind: str, excerpt: Excerpt, spe
     )
 
 
-def note_problem(env: BuildEnvironment) -> None:
-    """Remember that the current document produced a slimebook warning, so the next build reads it
-    again and repeats the warning (Sphinx does not re-read, so would not re-warn, an unchanged
-    document: without this a second ``make html`` passed ``-W`` on a book it had just failed)."""
-    doc_data(env, "slimebook_problem_docs")[env.docname] = True
-
-
-def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
-              removed: set[str]) -> list[str]:
-    """``env-get-outdated``: documents that warned last time are read again."""
-    return sorted(set(env.__dict__.get("slimebook_problem_docs", {})) & env.found_docs - removed)
-
-
 # -- directive --------------------------------------------------------------------------------------
 def _caption_nodes(lock: SourceLock, excerpt: Excerpt, caption: str | None) -> list[nodes.Node]:
     label = f"{excerpt.path} · {excerpt.label()} · {lock.short}"
@@ -170,9 +158,7 @@ class SlimeSource(SphinxDirective):
                 emphasize=self.options.get("emphasize-lines"),
             )
         except ExcerptError as exc:
-            logger.warning("slime-source: %s", exc, location=(self.env.docname, self.lineno),
-                           type="slimebook", subtype="source")
-            note_problem(self.env)
+            warn(self.env, SlimebookWarning.SOURCE, "slime-source: %s", exc, location=(self.env.docname, self.lineno))
             return []
         self.env.note_dependency(str(self.env.slimebook_lock_path))
         _record(self.env, self.lineno, "directive", excerpt,
@@ -184,7 +170,7 @@ class SlimeSource(SphinxDirective):
         self.set_source_info(caption)
         wrapper += caption
         for (start, end), lines in zip(excerpt.runs, excerpt.texts, strict=True):
-            text = "\n".join(lines)
+            text = "".join(line + "\n" for line in lines)  # every line ended: a blank last line is drawn too
             block = nodes.literal_block(text, text, language=language, linenos=True)
             hl = [n - start + 1 for n in sorted(excerpt.emphasize) if start <= n <= end]
             block["highlight_args"] = {"linenostart": start, **({"hl_lines": hl} if hl else {})}
@@ -259,9 +245,7 @@ class SlimeRole(SphinxRole):
         return self.lineno
 
     def _fail(self, message: str) -> tuple[list[nodes.Node], list[nodes.system_message]]:
-        logger.warning("slime: %s", message, location=(self.env.docname, self._line()),
-                       type="slimebook", subtype="source")
-        note_problem(self.env)
+        warn(self.env, SlimebookWarning.SOURCE, "slime: %s", message, location=(self.env.docname, self._line()))
         return [nodes.literal(self.rawtext, self.text, classes=["slime-broken"])], []
 
 
@@ -282,6 +266,21 @@ class SingleLabelForRuns(SphinxPostTransform):
                 wrapper["ids"] = []
 
 
+def keep_blank_lines(app: Sphinx, config: Any) -> None:
+    """``config-inited``: every Pygments lexer keeps leading and trailing blank lines (``stripnl=False``).
+
+    Pygments strips them by default, and Sphinx only turns that off for the few lexers it lists
+    (``sphinx.highlighting.lexer_classes``: python, pycon, rest, c, none). An excerpt of a ``.sh`` file starting
+    with a blank line then showed its first text line under the number of the blank one. Options the book's
+    ``highlight_options`` sets for a language win; every alias of every installed lexer gets the default.
+    """
+    options = dict(config.highlight_options or {})
+    for _name, aliases, _patterns, _mimetypes in get_all_lexers():
+        for alias in aliases:
+            options[alias] = {"stripnl": False, **options.get(alias, {})}
+    config.highlight_options = options
+
+
 def setup(app: Sphinx) -> None:
     """Register the directive, the role, config values and environment hooks."""
     app.add_config_value("slimebook_lock", "sources/sources.toml", "env", types=[str])
@@ -290,6 +289,5 @@ def setup(app: Sphinx) -> None:
     app.add_post_transform(SingleLabelForRuns)
     app.add_role("slime", SlimeRole())
     app.connect("builder-inited", _open_store)
+    app.connect("config-inited", keep_blank_lines, priority=900)  # after Sphinx converts the old form (800)
     keep_per_doc(app, "slimebook_citations")
-    keep_per_doc(app, "slimebook_problem_docs")
-    app.connect("env-get-outdated", _outdated)
