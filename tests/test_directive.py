@@ -202,3 +202,24 @@ def test_experiment_bad_inputs_are_located_warnings(tmp_path: Path, fetched_cach
     assert re.search(r"exp\.md:10: WARNING: experiment: ok\.py: :emphasize-lines: .*past the end", warnings)
     html = (app.outdir / "exp.html").read_text()
     assert "caf\u00e9" in html  # decoded by its coding cookie, shown and run
+
+
+def test_ids_from_writer_text_are_never_empty(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
+                                              monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
+    """A ``:name:`` that yields no ASCII id is a located warning naming the path and the option; the excerpt keeps
+    its derived id (never an empty or counter id), and two unnamed twins get distinct ids."""
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("source", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    (src / "names.md").write_text(
+        "(names)=\n# Names\n\n```{slime-source} pkg/mod.py\n:lines: 1\n:name: 中文名字\n```\n\n"
+        "```{slime-source} pkg/mod.py\n:lines: 1\n```\n"
+    )
+    with open(src / "index.md", "a") as handle:
+        handle.write("\n```{toctree}\nnames\n```\n")
+    app = sphinx_build(src)
+    warnings = app._warning.getvalue()
+    assert re.search(r"names\.md:4: WARNING: slime-source: pkg/mod\.py: :name: '中文名字' gives no ASCII id", warnings)
+    html = (app.outdir / "names.html").read_text()
+    assert 'id="src-pkg-mod-py-l1"' in html and 'id="src-pkg-mod-py-l1-2"' in html
+    assert 'id=""' not in html

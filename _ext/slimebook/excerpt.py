@@ -80,7 +80,8 @@ class Excerpt:
 
 
 def parse_line_spec(spec: str, total: int | None = None) -> list[tuple[int, int]]:
-    """Parse ``"81-104"`` or ``"81-90,95"`` into sorted disjoint runs.
+    """Parse ``"81-104"`` or ``"81-90,95"`` into sorted disjoint runs; adjacent parts (``"1-2,3"``) merge into one
+    run, so a contiguous selection is always one block.
 
     Args:
         spec: comma-separated single lines or ``a-b`` ranges, 1-based, inclusive.
@@ -106,6 +107,9 @@ def parse_line_spec(spec: str, total: int | None = None) -> list[tuple[int, int]
             raise ExcerptError(f"line ranges must be ascending and disjoint: {spec!r}")
         if total is not None and end > total:
             raise ExcerptError(f"line range {part.strip()!r} is past the end of the file ({total} lines)")
+        if runs and start == runs[-1][1] + 1:  # adjacent: a contiguous selection is one run
+            runs[-1] = (runs[-1][0], end)
+            continue
         runs.append((start, end))
     return runs
 

@@ -65,10 +65,12 @@ def excerpt_anchor(excerpt: Excerpt) -> str:
     """A stable HTML id for an excerpt: derived from path and symbol or range, never a counter.
 
     ``slime/agent/harness/common.py`` + ``BaseHarness.run`` → ``src-slime-agent-harness-common-py-baseharness-run``;
-    + lines 81–104 → ``src-slime-agent-harness-common-py-l81-104``.
+    + lines 81–104 → ``src-slime-agent-harness-common-py-l81-104``. Never empty and always ASCII: a symbol without
+    ASCII letters or digits is replaced by its lines, a path without them by its blob id's first 12 digits.
     """
-    what = excerpt.symbol or "-".join(f"l{a}" if a == b else f"l{a}-{b}" for a, b in excerpt.runs)
-    return f"src-{_slug(excerpt.path)}-{_slug(what)}"
+    lines = "-".join(f"l{a}" if a == b else f"l{a}-{b}" for a, b in excerpt.runs)
+    what = _slug(excerpt.symbol or "") or lines  # a symbol with no ASCII letter falls back to its lines
+    return "-".join(part for part in ("src", _slug(excerpt.path) or excerpt.blob[:12], what) if part)
 
 
 def _unique(document: nodes.document, anchor: str) -> str:
@@ -164,26 +166,51 @@ class SlimeSource(SphinxDirective):
         _record(self.env, self.lineno, "directive", excerpt,
                 {"lines": self.options.get("lines"), "pyobject": self.options.get("pyobject")})
 
-        language = _language(excerpt.path)
         wrapper = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "slime-source"])
         caption = nodes.caption("", "", *_caption_nodes(store.lock, excerpt, self.options.get("caption")))
         self.set_source_info(caption)
         wrapper += caption
-        for (start, end), lines in zip(excerpt.runs, excerpt.texts, strict=True):
-            text = "".join(line + "\n" for line in lines)  # every line ended: a blank last line is drawn too
-            block = nodes.literal_block(text, text, language=language, linenos=True)
-            hl = [n - start + 1 for n in sorted(excerpt.emphasize) if start <= n <= end]
-            block["highlight_args"] = {"linenostart": start, **({"hl_lines": hl} if hl else {})}
-            block["classes"].append("slime-run")
+        for block in excerpt_blocks(excerpt):
             self.set_source_info(block)
             wrapper += block
-        anchor = self.options.get("name") or excerpt_anchor(excerpt)
-        wrapper["ids"].append(_unique(self.state.document, nodes.make_id(anchor) if "name" in self.options
-                                      else anchor))
+        anchor = excerpt_anchor(excerpt)
+        if "name" in self.options:
+            named = nodes.make_id(self.options["name"])
+            if named and named.isascii():
+                anchor = named
+            else:
+                warn(self.env, SlimebookWarning.ANCHOR,
+                     "slime-source: %s: :name: %r gives no ASCII id; the excerpt keeps its derived id %r",
+                     path, self.options["name"], anchor, location=(self.env.docname, self.lineno))
+        wrapper["ids"].append(_unique(self.state.document, anchor))
         self.set_source_info(wrapper)
         if "name" in self.options:
             self.add_name(wrapper)
         return [wrapper]
+
+
+def excerpt_blocks(excerpt: Excerpt) -> list[nodes.literal_block]:
+    """The literal blocks of an excerpt: one per run, numbered from the run's first source line.
+
+    Rules (the property test in ``tests/test_lines_property.py`` checks them): runs are what
+    :func:`slimebook.excerpt.parse_line_spec` returns (adjacent selections merged, so a contiguous selection is one
+    block); every line of a block ends with ``\\n``, so a blank last line is drawn; with the lexer options of
+    :func:`keep_blank_lines`, line *k* of a block shows source line ``linenostart + k - 1``.
+
+    Returns:
+        ``literal_block`` nodes with ``language`` (the Pygments alias for the path), ``linenos`` and
+        ``highlight_args`` (``linenostart``, ``hl_lines`` relative to the block), class ``slime-run``.
+    """
+    language = _language(excerpt.path)
+    blocks = []
+    for (start, end), lines in zip(excerpt.runs, excerpt.texts, strict=True):
+        text = "".join(line + "\n" for line in lines)  # every line ended: a blank last line is drawn too
+        block = nodes.literal_block(text, text, language=language, linenos=True)
+        hl = [n - start + 1 for n in sorted(excerpt.emphasize) if start <= n <= end]
+        block["highlight_args"] = {"linenostart": start, **({"hl_lines": hl} if hl else {})}
+        block["classes"].append("slime-run")
+        blocks.append(block)
+    return blocks
 
 
 @functools.lru_cache(maxsize=32)
