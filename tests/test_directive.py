@@ -223,3 +223,18 @@ def test_ids_from_writer_text_are_never_empty(tmp_path: Path, fetched_cache: Pat
     html = (app.outdir / "names.html").read_text()
     assert 'id="src-pkg-mod-py-l1"' in html and 'id="src-pkg-mod-py-l1-2"' in html
     assert 'id=""' not in html
+
+
+def test_every_option_error_names_the_path_and_the_option(build) -> None:
+    """An error in an option's value names the cited path and the option, after the document and line."""
+    warnings = build("errors")._warning.getvalue()
+    for expected in (
+        "pkg/mod.py: :lines: line range '500-501' is past the end of the file",
+        "pkg/mod.py: :lines: reversed line range '5-3'",
+        "pkg/mod.py: :pyobject: no definition named 'Nope'",
+        "pkg/dup.py: :pyobject: 'f' is ambiguous",
+        "pkg/mod.py: :lines: :pyobject: give either :lines: or :pyobject:, not both",
+        "pkg/mod.py: :emphasize-lines: lines [",
+    ):
+        pattern = rf"index\.md:\d+: WARNING: slime-source: {re.escape(expected)}"
+        assert re.search(pattern, warnings), (expected, warnings)
