@@ -21,14 +21,16 @@ def _warnings(text: str) -> Counter[tuple[str, str, str]]:
     return Counter(_TYPED.findall(_COLOUR.sub("", text)))
 
 
+@pytest.mark.parametrize("parallel", [0, 2], ids=["serial", "j2"])
 def test_every_subtype_warns_again_in_a_second_build(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
-                                                      monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
+                                                      monkeypatch: pytest.MonkeyPatch, sphinx_build,
+                                                      parallel: int) -> None:
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
     src = copy_root("warnings", tmp_path)
     (src / "sources.toml").write_text(source_repo.lock_text())
-    first = sphinx_build(src)
+    first = sphinx_build(src, parallel=parallel)
     assert (Path(first.doctreedir) / WARNED_FILE).is_file()
-    second = sphinx_build(src)
+    second = sphinx_build(src, parallel=parallel)
     one, two = _warnings(first._warning.getvalue()), _warnings(second._warning.getvalue())
     assert {subtype for _, _, subtype in one} == {member.value for member in SlimebookWarning}
     assert two == one
