@@ -221,6 +221,34 @@ def _collect(app: Sphinx, doctree: nodes.document) -> None:
     }
 
 
+def _stable_slugs(app: Sphinx, doctree: nodes.document) -> None:
+    """``doctree-read``: MyST slug links (``[…](#标题)``, ``[…](other.md#标题)``) resolve to the heading's stable id.
+
+    MyST records, per document, slug → the section's *first* id at parse time (``env.metadata[doc]["myst_slugs"]``),
+    which for a Chinese title is a counter id (``id3``) that moves when a heading is added above it. Each entry, and
+    each link within the page MyST already resolved to such an id, is pointed at :func:`section_anchor` instead
+    (the MyST label, else a stable ASCII id); a section without one keeps MyST's id and already has its located
+    warning from :func:`_sections`.
+    """
+    env = app.env
+    policy = app.config.slimebook_anchors_policy
+    stable: dict[str, str] = {}
+    for section in doctree.findall(nodes.section):
+        anchor = section_anchor(doctree, section, policy)
+        if anchor is not None:
+            stable.update((i, anchor) for i in section["ids"] if i != anchor)
+    if not stable:
+        return
+    # links within the page were resolved by MyST's transforms already: point them at the same section's stable id
+    for ref in doctree.findall(nodes.reference):
+        if ref.get("refid") in stable:
+            ref["refid"] = stable[ref["refid"]]
+    slugs = env.metadata.get(env.docname, {}).get("myst_slugs") or {}
+    for slug, (line, section_id, text) in list(slugs.items()):
+        if section_id in stable:
+            slugs[slug] = (line, stable[section_id], text)
+
+
 def current_anchors(app: Sphinx) -> tuple[set[Anchor], dict[str, set[str]]]:
     """(anchors to publish, every stable id per page) of the whole book, documents and generated pages."""
     data = app.env.__dict__.get(_ENV, {})
@@ -369,6 +397,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("slimebook-doc-anchors", _sections)
     app.connect("slimebook-doc-anchors", _experiments_and_sources)
     app.connect("doctree-read", _collect)
+    app.connect("doctree-read", _stable_slugs)
     keep_per_doc(app, _ENV)
     app.connect("env-get-outdated", _outdated)
     app.connect("doctree-resolved", _apply_redirects)
