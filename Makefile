@@ -11,12 +11,13 @@ SPHINXBUILD = $(BIN)/sphinx-build
 PDFNAME    := slimebook
 
 .PHONY: venv system-deps system-deps-pdf system-deps-browser node-deps sources html serve latexpdf livehtml \
-        anchors-check anchors-update test lint clean
+        anchors-check anchors-update test lint clean lock rtd-check
 
-$(STAMP): pyproject.toml
+# constraints.txt pins every package to the version CI and Read the Docs use (`make lock` refreshes it).
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]"
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -80,3 +81,13 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(BUILDDIR)
+
+# Refresh constraints.txt from a fresh virtualenv (the newest versions pyproject.toml allows).
+lock:
+	PYTHON=$(PYTHON) bash .ci/lock.sh
+
+# Replay the Read the Docs build of .readthedocs.yaml (.ci/rtd_check.py): fresh clone of HEAD, fresh virtualenv,
+# python.install, every build.jobs command, the html and PDF Sphinx command lines, in a temporary directory, with
+# SLIME_SOURCE_URL standing in for the network. RTD_CHECK_ARGS=--no-pdf skips the PDF.
+rtd-check: $(STAMP)
+	$(BIN)/python .ci/rtd_check.py $(RTD_CHECK_ARGS)

@@ -20,6 +20,14 @@ os.environ.pop("SLIME_SOURCE_URL", None)
 
 ROOT = Path(__file__).resolve().parent.parent
 ROOTS = Path(__file__).resolve().parent / "roots"
+CASES = Path(__file__).resolve().parent / "fixtures" / "cases"
+
+#: Case files (``/work/shared/cases``-style inputs kept byte-exact under ``tests/fixtures/cases``) and the path each
+#: has in the fixture upstream: a lone carriage return inside a comment, tab-indented code with inner tabs.
+CASE_FILES = {"pkg/cr.py": "lone-cr.py", "pkg/tabs2.py": "tabs.py"}
+
+#: A shell script whose cited ranges start or end with a blank line (the leading-blank-lines case).
+RUN_SH = b"#!/bin/sh\n\necho one\n\n"
 
 _GIT_ENV = {
     "GIT_AUTHOR_NAME": "Fixture", "GIT_AUTHOR_EMAIL": "fixture@example.invalid",
@@ -103,6 +111,9 @@ def make_source_repo(base: Path) -> SourceRepo:
     (repo / "pkg" / "latin.py").write_bytes("# caf\xe9\n".encode("latin-1"))
     (repo / "pkg" / "dup.py").write_text("def f():\n    pass\n\n\ndef f():\n    return 2\n")
     (repo / "README.md").write_text("# upstream\n\nline three\n")
+    for target, name in CASE_FILES.items():
+        (repo / target).write_bytes((CASES / name).read_bytes())
+    (repo / "pkg" / "run.sh").write_bytes(RUN_SH)
     os.symlink("mod.py", repo / "pkg" / "alias.py")
     os.symlink("../../outside.py", repo / "pkg" / "escape.py")
     git("add", "-A", cwd=repo)

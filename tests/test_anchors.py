@@ -219,3 +219,20 @@ def test_update_is_a_ratchet(book: Path) -> None:
     assert "1 dropped: guide#anchors-guide-first" in app._status.getvalue()
     status, warnings, _ = _check(book)
     assert status == 0, warnings
+
+
+def test_myst_slug_links_land_on_the_stable_id(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``[…](#标题)`` and ``[…](other.md#标题)`` resolve to the heading's label, not MyST's counter id."""
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("anchors", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    with open(src / "guide.md", "a", encoding="utf-8") as handle:
+        handle.write("\nSlug links: [同页](#事件循环与线程) and [别页](index.md#事件循环).\n\n"
+                     "(anchors-guide-loop)=\n## 事件循环与线程\n\nText.\n")
+    app = _app(src, myst_heading_anchors=3)  # as the book's conf.py
+    app.cleanup()
+    html = (app.outdir / "guide.html").read_text(encoding="utf-8")
+    assert 'href="#anchors-guide-loop"' in html
+    assert 'href="index.html#anchors-loop"' in html
+    assert not re.search(r'href="[^"]*#id\d+"', html)

@@ -29,6 +29,11 @@ def build(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo, monkeypa
     return _build
 
 
+def ended(lines: list[str]) -> str:
+    """A block's text: every shown line ends with ``\\n`` (so a blank last line is drawn)."""
+    return "".join(line + "\n" for line in lines)
+
+
 def pinned_lines(source_repo: SourceRepo, fetched_cache: Path, path: str) -> list[str]:
     import tempfile
 
@@ -44,11 +49,11 @@ def test_excerpt_text_equals_pinned_lines(build, source_repo: SourceRepo, fetche
     blocks = [b for b in doctree.findall(nodes.literal_block) if "slime-run" in b["classes"]]
     lines = pinned_lines(source_repo, fetched_cache, "pkg/mod.py")
     # 1: Outer.Inner.method = L11-L15 (decorators first, trailing inside-comment kept)
-    assert blocks[0].astext() == "\n".join(lines[10:15])
+    assert blocks[0].astext() == ended(lines[10:15])
     assert blocks[0]["highlight_args"] == {"linenostart": 11, "hl_lines": [4]}
     # 2: two runs -> two blocks, each numbered from its own first source line
-    assert blocks[1].astext() == "\n".join(lines[3:6])
-    assert blocks[2].astext() == "\n".join(lines[19:21])
+    assert blocks[1].astext() == ended(lines[3:6])
+    assert blocks[2].astext() == ended(lines[19:21])
     assert blocks[2]["highlight_args"]["linenostart"] == 20
 
 
@@ -90,7 +95,7 @@ def test_rst_document(build, source_repo: SourceRepo, fetched_cache: Path) -> No
     doctree = app.env.get_doctree("rstdoc")
     blocks = list(doctree.findall(nodes.literal_block))
     lines = pinned_lines(source_repo, fetched_cache, "pkg/mod.py")
-    assert blocks[0].astext() == "\n".join(lines[19:21])
+    assert blocks[0].astext() == ended(lines[19:21])
     html = (app.outdir / "rstdoc.html").read_text()
     assert "pkg/mod.py#L4-L6" in html
 
@@ -197,3 +202,39 @@ def test_experiment_bad_inputs_are_located_warnings(tmp_path: Path, fetched_cach
     assert re.search(r"exp\.md:10: WARNING: experiment: ok\.py: :emphasize-lines: .*past the end", warnings)
     html = (app.outdir / "exp.html").read_text()
     assert "caf\u00e9" in html  # decoded by its coding cookie, shown and run
+
+
+def test_ids_from_writer_text_are_never_empty(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
+                                              monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
+    """A ``:name:`` that yields no ASCII id is a located warning naming the path and the option; the excerpt keeps
+    its derived id (never an empty or counter id), and two unnamed twins get distinct ids."""
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("source", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    (src / "names.md").write_text(
+        "(names)=\n# Names\n\n```{slime-source} pkg/mod.py\n:lines: 1\n:name: 中文名字\n```\n\n"
+        "```{slime-source} pkg/mod.py\n:lines: 1\n```\n"
+    )
+    with open(src / "index.md", "a") as handle:
+        handle.write("\n```{toctree}\nnames\n```\n")
+    app = sphinx_build(src)
+    warnings = app._warning.getvalue()
+    assert re.search(r"names\.md:4: WARNING: slime-source: pkg/mod\.py: :name: '中文名字' gives no ASCII id", warnings)
+    html = (app.outdir / "names.html").read_text()
+    assert 'id="src-pkg-mod-py-l1"' in html and 'id="src-pkg-mod-py-l1-2"' in html
+    assert 'id=""' not in html
+
+
+def test_every_option_error_names_the_path_and_the_option(build) -> None:
+    """An error in an option's value names the cited path and the option, after the document and line."""
+    warnings = build("errors")._warning.getvalue()
+    for expected in (
+        "pkg/mod.py: :lines: line range '500-501' is past the end of the file",
+        "pkg/mod.py: :lines: reversed line range '5-3'",
+        "pkg/mod.py: :pyobject: no definition named 'Nope'",
+        "pkg/dup.py: :pyobject: 'f' is ambiguous",
+        "pkg/mod.py: :lines: :pyobject: give either :lines: or :pyobject:, not both",
+        "pkg/mod.py: :emphasize-lines: lines [",
+    ):
+        pattern = rf"index\.md:\d+: WARNING: slime-source: {re.escape(expected)}"
+        assert re.search(pattern, warnings), (expected, warnings)

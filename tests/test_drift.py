@@ -90,6 +90,9 @@ CORE_NEW = textwrap.dedent('''\
         return 3
     ''')
 
+#: The lone-CR case (tests/fixtures/cases/lone-cr.py): ``target`` is lines 7–8 once the CR (line 4) ends a line.
+CR_FILE = (Path(__file__).parent / "fixtures" / "cases" / "lone-cr.py").read_bytes()
+
 DUP_OLD = "a = 0\nx = 1\nb = 0\nc = 0\nd = 0\nx = 1\n"
 DUP_NEW = "x = 1\na = 0\nb = 0\nc = 0\nd = 0\ne = 0\nx = 1\n"
 KEEP = 'def keep():\n    return "same"\n\n\ndef other():\n    return "also"\n'
@@ -127,10 +130,12 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "renamed.py").write_text(KEEP)
     (repo / "pkg" / "deleted.py").write_text("def bye():\n    pass\n")
     (repo / "pkg" / "README.md").write_text("# pkg\n")
+    (repo / "pkg" / "cr.py").write_bytes(CR_FILE)
     git("add", "-A", cwd=repo)
     git("commit", "--quiet", "-m", "old", cwd=repo)
     old = git("rev-parse", "HEAD", cwd=repo).strip()
     (repo / "pkg" / "core.py").write_text(CORE_NEW)
+    (repo / "pkg" / "cr.py").write_bytes(b"# one line pushes target down\n" + CR_FILE)
     (repo / "pkg" / "dup.py").write_text(DUP_NEW)
     git("mv", "pkg/renamed.py", "pkg/moved_here.py", cwd=repo)
     git("rm", "--quiet", "pkg/deleted.py", cwd=repo)
@@ -525,3 +530,11 @@ def test_source_check_page_when_previous_pin_is_not_fetched(build_page, upstream
     assert f"上一个 pin <code>{upstream.third}</code> 不在源码缓存" in page
     assert not any(p.name.startswith(f"slime-{upstream.third}") for p in (cache / "git").iterdir())  # no fetch
     assert len(_rows(page)) == 8
+
+
+def test_drift_numbers_lines_by_the_one_line_model(checker: DriftChecker) -> None:
+    """The drift report counts a lone CR as a line end, like the excerpt reader and libcst."""
+    d = check(checker, path="pkg/cr.py", pyobject="target")
+    assert d.status is Status.MOVED and d.new_runs == ((8, 9),)
+    d = check(checker, path="pkg/cr.py", lines="7-8")
+    assert d.status is Status.MOVED and d.new_lines == "8-9"

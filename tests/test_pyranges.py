@@ -122,3 +122,20 @@ def test_unparsable() -> None:
 def test_definitions_in_source_order() -> None:
     names = [d.qualname for d in definitions("class A:\n    def m(self): pass\ndef f(): pass\n")]
     assert names == ["A", "A.m", "f"]
+
+
+def test_a_hash_line_inside_a_string_is_code_not_a_trailing_comment() -> None:
+    """The tokenizer decides what a comment is: a string's last line starting with ``#`` ends the function."""
+    src = 's = 0\n\n\ndef f():\n    x = """text\n# inside the string"""\n\n# a comment at module level\n'
+    assert symbol_range(src, "f") == (4, 6)
+
+
+def test_a_deeper_hash_line_inside_a_following_string_is_not_taken_in() -> None:
+    src = 'def f():\n    return 1\n    # inside f\nx = """\n    # inside a string\n"""\n'
+    assert symbol_range(src, "f") == (1, 3)
+
+
+def test_comment_lines_counted_with_a_lone_cr() -> None:
+    """Lines are the book's line model: a lone CR ends a line for libcst and for the tokenizer alike."""
+    src = "# a\rb = 1\n\ndef f():\n    pass\n    # kept\r\n# dropped\n"
+    assert symbol_range(src, "f") == (4, 6)

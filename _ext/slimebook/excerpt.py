@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .lines import expand_tabs
 from .pyranges import SymbolError, symbol_range
 from .store import SourceError, SourceStore
 
@@ -24,7 +25,25 @@ _RUN_RE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
 
 
 class ExcerptError(ValueError):
-    """A citation cannot be resolved at the pin; ``str()`` says why in one sentence."""
+    """A citation cannot be resolved at the pin; ``str()`` says why in one sentence.
+
+    Attributes:
+        reason: the problem alone (``malformed line range 'abc' (expected N or N-M)``).
+        path: the cited path as the author wrote it, when known.
+        option: the option at fault, written as in a chapter (``:emphasize-lines:``), when one is.
+
+    ``str()`` is ``path: option reason`` (the parts that are known), so a warning built from it names the cited
+    path and the option; the Sphinx layer adds the document and line.
+    """
+
+    def __init__(self, reason: str, *, path: str | None = None, option: str | None = None) -> None:
+        self.reason, self.path, self.option = reason, path, option
+        named = path and repr(path) not in reason  # store errors already quote the path
+        super().__init__(" ".join(part for part in (f"{path}:" if named else "", option or "", reason) if part))
+
+    def located(self, *, path: str | None = None, option: str | None = None) -> ExcerptError:
+        """A copy with ``path`` and ``option`` filled in where this error has none."""
+        return ExcerptError(self.reason, path=self.path or path, option=self.option or option)
 
 
 @dataclass(frozen=True)
@@ -35,7 +54,7 @@ class Excerpt:
         path: the repo-relative path actually read (symlinks resolved).
         blob: the git blob id read.
         runs: sorted, disjoint ``(start, end)`` line ranges (1-based, inclusive).
-        texts: the lines of each run, without line endings.
+        texts: the lines of each run, without line ends, tabs expanded (:func:`slimebook.lines.expand_tabs`).
         emphasize: source line numbers to highlight, all inside ``runs``.
         symbol: the qualified name when selected by ``pyobject``.
     """
@@ -61,7 +80,8 @@ class Excerpt:
 
 
 def parse_line_spec(spec: str, total: int | None = None) -> list[tuple[int, int]]:
-    """Parse ``"81-104"`` or ``"81-90,95"`` into sorted disjoint runs.
+    """Parse ``"81-104"`` or ``"81-90,95"`` into sorted disjoint runs; adjacent parts (``"1-2,3"``) merge into one
+    run, so a contiguous selection is always one block.
 
     Args:
         spec: comma-separated single lines or ``a-b`` ranges, 1-based, inclusive.
@@ -87,6 +107,9 @@ def parse_line_spec(spec: str, total: int | None = None) -> list[tuple[int, int]
             raise ExcerptError(f"line ranges must be ascending and disjoint: {spec!r}")
         if total is not None and end > total:
             raise ExcerptError(f"line range {part.strip()!r} is past the end of the file ({total} lines)")
+        if runs and start == runs[-1][1] + 1:  # adjacent: a contiguous selection is one run
+            runs[-1] = (runs[-1][0], end)
+            continue
         runs.append((start, end))
     return runs
 
@@ -95,7 +118,7 @@ def _check_options(options: dict[str, object]) -> None:
     given = {key for key, value in options.items() if value not in (None, "")}
     for pair, reason in INVALID_OPTION_PAIRS.items():
         if pair <= given:
-            raise ExcerptError(reason)
+            raise ExcerptError(reason, option=" ".join(f":{name}:" for name in sorted(pair)))
 
 
 def _select(lines: list[str], text: str, spec: str | None, pyobject: str | None) -> list[tuple[int, int]]:
@@ -103,12 +126,28 @@ def _select(lines: list[str], text: str, spec: str | None, pyobject: str | None)
         try:
             return [symbol_range(text, pyobject)]
         except SymbolError as exc:
-            raise ExcerptError(str(exc)) from exc
+            raise ExcerptError(str(exc), option=":pyobject:") from exc
     if spec:
-        return parse_line_spec(spec, total=len(lines))
+        try:
+            return parse_line_spec(spec, total=len(lines))
+        except ExcerptError as exc:
+            raise exc.located(option=":lines:") from exc
     if not lines:
         raise ExcerptError("the file is empty")
     return [(1, len(lines))]
+
+
+def _emphasis(spec: str | None, runs: list[tuple[int, int]]) -> frozenset[int]:
+    if not spec:
+        return frozenset()
+    try:
+        wanted = {n for a, b in parse_line_spec(spec) for n in range(a, b + 1)}
+    except ExcerptError as exc:
+        raise exc.located(option=":emphasize-lines:") from exc
+    outside = sorted(n for n in wanted if not any(a <= n <= b for a, b in runs))
+    if outside:
+        raise ExcerptError(f"lines {outside} fall outside the excerpt", option=":emphasize-lines:")
+    return frozenset(wanted)
 
 
 def read_excerpt(
@@ -121,6 +160,10 @@ def read_excerpt(
 ) -> Excerpt:
     """Resolve a citation against the pin.
 
+    Lines are numbered by the book's one line model (:mod:`slimebook.lines`: ``\\r\\n``, lone ``\\r`` and ``\\n``
+    end lines), the same numbering as the symbol ranges, the snapshot pages and the scanner; the returned texts
+    have their tabs expanded to 8-column stops (:func:`slimebook.lines.expand_tabs`), as every rendering shows them.
+
     Args:
         store: the source store holding the pin.
         path: repo-relative path as written by the author.
@@ -130,26 +173,21 @@ def read_excerpt(
     Returns:
         The :class:`Excerpt`; the whole file when neither ``lines`` nor ``pyobject`` is given.
     Raises:
-        ExcerptError: any store, range or symbol problem, with the path in the message.
+        ExcerptError: any store, range or symbol problem; ``path`` is always set, ``option`` names the option at
+            fault (``:lines:``, ``:pyobject:``, ``:emphasize-lines:``) when the problem is in one.
     """
-    _check_options({"lines": lines, "pyobject": pyobject})
     try:
-        real = store.resolve(path)
-        text = store.read_text(real)
-        file_lines = store.read_lines(real)
-        blob = store.blob_id(real)
-    except SourceError as exc:
-        raise ExcerptError(str(exc)) from exc
-    try:
+        _check_options({"lines": lines, "pyobject": pyobject})
+        try:
+            real = store.resolve(path)
+            text = store.read_text(real)
+            file_lines = store.read_lines(real)
+            blob = store.blob_id(real)
+        except SourceError as exc:
+            raise ExcerptError(str(exc)) from exc
         runs = _select(file_lines, text, lines, pyobject)
+        marked = _emphasis(emphasize, runs)
     except ExcerptError as exc:
-        raise ExcerptError(f"{path}: {exc}") from exc
-    marked: frozenset[int] = frozenset()
-    if emphasize:
-        wanted = {n for a, b in parse_line_spec(emphasize) for n in range(a, b + 1)}
-        outside = sorted(n for n in wanted if not any(a <= n <= b for a, b in runs))
-        if outside:
-            raise ExcerptError(f"{path}: :emphasize-lines: {outside} fall outside the excerpt")
-        marked = frozenset(wanted)
-    texts = [file_lines[a - 1 : b] for a, b in runs]
+        raise exc.located(path=path) from exc
+    texts = [[expand_tabs(line) for line in file_lines[a - 1 : b]] for a, b in runs]
     return Excerpt(real, blob, runs, texts, marked, pyobject or None)

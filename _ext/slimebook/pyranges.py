@@ -2,18 +2,23 @@
 
 Rule (issue 2, ``:pyobject:``): a definition's range runs from its first decorator line to the last
 line of its body, *including* comments indented inside the body, *excluding* trailing blank lines
-and anything that follows at the definition's own (outer) indentation. Qualified names join the
+and anything that follows at the definition's own (outer) indentation. What is a comment line and what is blank
+is decided by Python's tokenizer (a line inside a multi-line string is code, whatever its first character), on the
+lines of the book's line model (:mod:`slimebook.lines`). Qualified names join the
 enclosing class and function names with dots: ``Outer.Inner.method``, ``f.inner``.
 """
 
 from __future__ import annotations
 
 import functools
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .lines import split_lines
 
 __all__ = ["Definition", "SymbolError", "definitions", "select_definition", "symbol_range"]
 
@@ -38,6 +43,7 @@ class _Collector(cst.CSTVisitor):
     def __init__(self, lines: list[str]) -> None:
         super().__init__()
         self.lines = lines
+        self.kinds = _line_kinds(lines)
         self.stack: list[str] = []
         self.found: list[Definition] = []
 
@@ -47,7 +53,7 @@ class _Collector(cst.CSTVisitor):
         for deco in node.decorators:
             start = min(start, self.get_metadata(PositionProvider, deco).start.line)
         head = self.get_metadata(PositionProvider, node.name).start.line
-        end = _trim_end(self.lines, head, _extend_end(self.lines, head, pos.end.line))
+        end = _trim_end(self.lines, self.kinds, head, _extend_end(self.lines, self.kinds, head, pos.end.line))
         qualname = ".".join([*self.stack, node.name.value])
         self.found.append(Definition(qualname, kind, start, end))
         self.stack.append(node.name.value)
@@ -74,36 +80,61 @@ def _deeper(line: str, outer: str) -> bool:
     return indent.startswith(outer) and len(indent) > len(outer)
 
 
-def _extend_end(lines: list[str], head: int, end: int) -> int:
+@dataclass(frozen=True)
+class _LineKinds:
+    """What the tokenizer says each line holds: ``comments`` (a comment and nothing else), ``code`` (any other
+    token, including every line a multi-line string or f-string spans). A line in neither is blank."""
+
+    comments: frozenset[int]
+    code: frozenset[int]
+
+
+_LAYOUT = frozenset({tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER,
+                     tokenize.COMMENT})
+
+
+def _line_kinds(lines: list[str]) -> _LineKinds:
+    """Tokenize ``lines`` (the book's line model, so the tokenizer's line *n* is ours) and classify each line.
+
+    If Python's tokenizer cannot read the text (libcst accepts grammar newer than the running Python), every
+    non-blank line counts as code: no comment is then taken in or trimmed, which never cuts a definition short.
+    """
+    comments: set[int] = set()
+    code: set[int] = set()
+    feed = iter([line + "\n" for line in lines])
+    try:
+        for tok in tokenize.generate_tokens(lambda: next(feed, "")):
+            if tok.type == tokenize.COMMENT:
+                comments.add(tok.start[0])
+            elif tok.type not in _LAYOUT:
+                code.update(range(tok.start[0], tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return _LineKinds(frozenset(), frozenset(n for n, line in enumerate(lines, 1) if line.strip()))
+    return _LineKinds(frozenset(comments - code), frozenset(code))
+
+
+def _extend_end(lines: list[str], kinds: _LineKinds, head: int, end: int) -> int:
     """Take in comment lines indented deeper than the ``def`` line that follow the last statement.
 
-    libcst leaves such comments in the body's ``footer``, outside the definition's position.
+    libcst leaves such comments in the body's ``footer``, outside the definition's position. What is a comment
+    line is the tokenizer's call (a ``#`` line inside a string is code).
     """
     outer = _indent(lines[head - 1])
     last, n = end, end + 1
     while n <= len(lines):
-        stripped = lines[n - 1].strip()
-        if stripped and not (stripped.startswith("#") and _deeper(lines[n - 1], outer)):
+        if n in kinds.code or (n in kinds.comments and not _deeper(lines[n - 1], outer)):
             break
-        if stripped:
+        if n in kinds.comments:
             last = n
         n += 1
     return last
 
 
-def _trim_end(lines: list[str], head: int, end: int) -> int:
-    """Drop trailing blank lines and comments that are not indented deeper than the ``def`` line."""
+def _trim_end(lines: list[str], kinds: _LineKinds, head: int, end: int) -> int:
+    """Drop trailing blank lines and comment lines that are not indented deeper than the ``def`` line."""
     outer = _indent(lines[head - 1])
-    while end > head:
-        line = lines[end - 1]
-        stripped = line.strip()
-        if not stripped:
-            end -= 1
-            continue
-        if stripped.startswith("#") and not _deeper(line, outer):
-            end -= 1
-            continue
-        break
+    while end > head and end not in kinds.code and not (end in kinds.comments and _deeper(lines[end - 1], outer)):
+        end -= 1
     return end
 
 
@@ -113,7 +144,7 @@ def _definitions(text: str) -> tuple[Definition, ...]:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise SymbolError(f"does not parse: {exc.message} (line {exc.raw_line})") from exc
-    lines = [line.rstrip("\r") for line in text.split("\n")]
+    lines = split_lines(text)
     collector = _Collector(lines)
     MetadataWrapper(module, unsafe_skip_copy=True).visit(collector)
     return tuple(collector.found)
@@ -126,7 +157,8 @@ def definitions(text: str) -> list[Definition]:
     parses it once.
 
     Args:
-        text: Python source (any grammar libcst parses, 3.0–3.15), ``\\n`` or ``\\r\\n`` line endings.
+        text: Python source (any grammar libcst parses, 3.0–3.15); lines end as
+            :func:`slimebook.lines.split_lines` says.
     Raises:
         SymbolError: the text does not parse.
     """

@@ -19,11 +19,12 @@ from pygments.lexers import TextLexer, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from .atomicio import atomic_write
+from .lines import display_lines
 from .store import SourceContentError, SourceStore, cache_root
 
 __all__ = ["render_snapshot", "snapshot_pagename"]
 
-RENDERER_VERSION = "3"
+RENDERER_VERSION = "4"
 _LINE_ID = re.compile(r'id="L-(\d+)"')
 _LINE_HREF = re.compile(r'href="#L?-(\d+)"')
 
@@ -41,7 +42,8 @@ def _lexer(path: str):
 
 
 def _decode(path: str, data: bytes) -> str:
-    """Text of a file for display: PEP 263 coding cookie for ``.py`` files, else UTF-8; undecodable
+    """Text of a file for display, one ``\\n`` per line of the book's line model with tabs expanded
+    (:func:`slimebook.lines.display_lines`): PEP 263 coding cookie for ``.py`` files, else UTF-8; undecodable
     bytes become U+FFFD (a snapshot shows the file, it does not verify it: excerpts do that).
 
     Raises:
@@ -59,10 +61,7 @@ def _decode(path: str, data: bytes) -> str:
         text = data.decode(encoding, "replace")
     except LookupError:
         text = data.decode("utf-8", "replace")
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return "\n".join(line.removesuffix("\r") for line in lines) + "\n"
+    return "".join(line + "\n" for line in display_lines(text))
 
 
 def render_snapshot(store: SourceStore, path: str) -> str:

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .lines import split_lines
 from .lock import SourceLock
 
 __all__ = [
@@ -277,15 +278,13 @@ class SourceStore:
             raise SourceContentError(f"{path!r} is not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
 
     def read_lines(self, path: str) -> list[str]:
-        """The lines of ``path`` without line endings, split on ``\\n`` (a ``\\r`` before it is dropped).
+        """The lines of ``path`` without line ends, by the book's one line model (:func:`slimebook.lines.split_lines`:
+        ``\\r\\n``, a lone ``\\r`` and ``\\n`` end a line, as for Python's tokenizer, libcst and Pygments).
 
-        Line *n* of the file is ``read_lines(path)[n - 1]``: the numbering of git, GitHub and libcst.
+        Line *n* of the file is ``read_lines(path)[n - 1]``. Tabs are kept (see :func:`slimebook.lines.expand_tabs`
+        for how they are shown). Raises what :meth:`read_text` raises.
         """
-        text = self.read_text(path)
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        return [line[:-1] if line.endswith("\r") else line for line in lines]
+        return split_lines(self.read_text(path))
 
     def _read_oid(self, oid: str) -> bytes:
         cached = self._blobs.get(oid)

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..lines import LINE_BREAK
 from .categories import BUILTINS, category_of
 from .imports import import_target
-from .positions import LINE_BREAK
 from .visitor import STRING_PATTERN, FileScan, RawRecord, deep_recursion, scan_module
 
 __all__ = [

@@ -16,7 +16,6 @@ If the regenerated text ever differed from the source, positions fall back to li
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -26,18 +25,13 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import MetadataWrapper, PositionProvider, WhitespaceInclusivePositionProvider
 
+from ..lines import LINE_BREAK, line_starts
+
 __all__ = ["LINE_BREAK", "Span", "line_starts", "node_spans"]
 
-#: Line endings, as libcst and Python's tokenizer count them.
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 #: (line, col, end_line, end_col): lines 1-based, columns 0-based characters, end exclusive.
 Span = tuple[int, int, int, int]
-
-
-def line_starts(text: str) -> list[int]:
-    """Offsets at which each line of ``text`` starts (``[0, ...]``)."""
-    return [0, *(m.end() for m in LINE_BREAK.finditer(text))]
 
 
 def _is_trivia(token: str) -> bool:

@@ -28,7 +28,8 @@ Schema (:data:`SCHEMA_VERSION` 1). One record per occurrence, with the fields of
 ``provenance``
     how the record was found: ``import_statement``, ``import_resolution``, ``builtin``,
     ``syntax``, ``constructor_evidence``, ``annotation_evidence``, ``context_manager_evidence``,
-    ``attribute_evidence``, ``unresolved_receiver_candidate``, ``token_fallback``.
+    ``attribute_evidence``, ``unresolved_receiver_candidate``, ``token_fallback``, ``attribute_store`` (an
+    ``api_reference`` that assigns to the API: ``asyncio.timeout = shim``, ``threading.excepthook = hook``).
 ``code``
     the whole source line ``line`` (without its line ending).
 ``source``
@@ -72,7 +73,7 @@ KINDS: tuple[str, ...] = (
 PROVENANCES: tuple[str, ...] = (
     "import_statement", "import_resolution", "builtin", "syntax", "constructor_evidence",
     "annotation_evidence", "context_manager_evidence", "attribute_evidence",
-    "unresolved_receiver_candidate", "token_fallback",
+    "unresolved_receiver_candidate", "token_fallback", "attribute_store",
 )
 
 

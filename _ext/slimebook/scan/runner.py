@@ -46,14 +46,16 @@ SCANNER_VERSION = "1"
 
 @lru_cache(maxsize=1)
 def scanner_version() -> str:
-    """The cache key's version: ``SCANNER_VERSION``, a digest of the category table and of the
-    scanner's own source files, and the libcst version, e.g. ``1.3f2a9c01.libcst1.9.0``."""
+    """The cache key's version: ``SCANNER_VERSION``, a digest of the category table, of the scanner's own
+    source files and of the line model (``slimebook/lines.py``), and the libcst version, e.g.
+    ``1.3f2a9c01.libcst1.9.0``."""
     try:
         libcst_version = metadata.version("libcst")
     except metadata.PackageNotFoundError:  # pragma: no cover
         libcst_version = "unknown"
     digest = hashlib.sha1(table_digest().encode())
-    for source in sorted(Path(__file__).parent.glob("*.py")):
+    here = Path(__file__).parent
+    for source in [*sorted(here.glob("*.py")), here.parent / "lines.py"]:  # lines.py: the line model it numbers by
         try:
             digest.update(source.name.encode() + b"\0" + source.read_bytes())
         except OSError:  # pragma: no cover - an installation without sources

@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..lines import split_lines
 from .categories import BUILTINS, CANDIDATE_METHODS, STRING_ARG_METHODS, category_of
 from .evidence import Evidence, dotted_chain, is_tracked
 from .imports import Binding, Scope, import_target, lookup
-from .positions import LINE_BREAK, node_spans
+from .positions import node_spans
 
 __all__ = [
     "MAX_NESTING", "STRING_PATTERN", "FileScan", "RawRecord", "decode_source", "nesting_depth", "scan_code",
@@ -99,7 +100,8 @@ class _Walker:
         self.scope = self.module_scope
         self.field = "<module>"
         self.entries: list[_Entry] = []
-        self.refs: list[tuple[str, tuple[str, ...], Scope, str, cst.CSTNode, bool]] = []
+        # (root name, attributes, scope, field, node, use): use is "load", "call" or "store"
+        self.refs: list[tuple[str, tuple[str, ...], Scope, str, cst.CSTNode, str]] = []
         self.calls: list[tuple[cst.Call, Scope, str]] = []
         self.attr_assigns: list[tuple[str, str, Binding, Scope]] = []
         self.async_defs: list[tuple[cst.FunctionDef, Scope]] = []
@@ -125,8 +127,8 @@ class _Walker:
         self.entries.append(_Entry(start, end or start, scope or self.field, "syntax", name, "syntax",
                                    "syntax", inclusive_start, inclusive_end))
 
-    def chain(self, node: cst.BaseExpression, is_call: bool) -> None:
-        """An outermost Name / Attribute chain in load context."""
+    def chain(self, node: cst.BaseExpression, is_call: bool, store: bool = False) -> None:
+        """An outermost Name / Attribute chain in load context (``store``: the target of an assignment)."""
         attrs: list[str] = []
         base = node
         while isinstance(base, cst.Attribute):
@@ -134,13 +136,14 @@ class _Walker:
             base = base.value
         if isinstance(base, cst.Name):
             attrs.reverse()
-            self.refs.append((base.value, tuple(attrs), self.scope, self.field, node, is_call))
+            use = "store" if store else "call" if is_call else "load"
+            self.refs.append((base.value, tuple(attrs), self.scope, self.field, node, use))
         else:
             self.walk(base)
 
     # -- expressions --------------------------------------------------------------------------------
     def visit_Name(self, node: cst.Name) -> None:
-        self.refs.append((node.value, (), self.scope, self.field, node, False))
+        self.refs.append((node.value, (), self.scope, self.field, node, "load"))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.chain(node, False)
@@ -332,12 +335,18 @@ class _Walker:
                 self._import_record(target, alias.name, end)
 
     # -- bindings ---------------------------------------------------------------------------------
-    def _bind_target(self, target: cst.BaseExpression, binding: Binding) -> None:
+    def _bind_target(self, target: cst.BaseExpression, binding: Binding, walked: bool = False) -> None:
+        """Bind ``target`` to ``binding``; ``walked``: the target's expressions were already recorded (a second
+        binding of the same target, as for ``x.attr: T = value``)."""
         if isinstance(target, cst.Name):
             self.scope.bind(target.value, binding)
         elif isinstance(target, cst.Attribute):
-            if isinstance(target.value, (cst.Name, cst.Attribute)):
-                self.chain(target.value, False)
+            if walked:
+                pass
+            elif isinstance(target.value, (cst.Name, cst.Attribute)):
+                # the whole target: ``asyncio.timeout = shim`` stores the API asyncio.timeout (a chain whose root is
+                # not a tracked import makes no record, as in load context)
+                self.chain(target, False, store=True)
             else:
                 self.walk(target.value)
             if isinstance(target.value, cst.Name):
@@ -369,7 +378,7 @@ class _Walker:
             self.walk(node.value)
         self._bind_target(node.target, Binding("annotation", annotation, self.scope))
         if node.value is not None and isinstance(node.target, (cst.Name, cst.Attribute)):
-            self._bind_target(node.target, Binding("assign", node.value, self.scope))
+            self._bind_target(node.target, Binding("assign", node.value, self.scope), walked=True)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self.walk(node.value)
@@ -474,18 +483,19 @@ def _resolve(walker: _Walker) -> list[_Entry]:
         if scope.has_yield:
             entries.append(_Entry(node, node, scope.qualname, "syntax", "async_generator", "syntax", "syntax"))
     import_names = walker.import_names
-    for root, attrs, scope, where, node, is_call in walker.refs:
+    for root, attrs, scope, where, node, use in walker.refs:
         if root in import_names:
             target = import_target(scope, root)
             if target is not None:
                 qualname = ".".join((target, *attrs)) if attrs else target
                 category = category_of(qualname)
                 if category is not None:
-                    kind = "api_call" if is_call else "api_reference"
-                    entries.append(_Entry(node, node, where, kind, qualname, category, "import_resolution"))
+                    kind = "api_call" if use == "call" else "api_reference"
+                    provenance = "attribute_store" if use == "store" else "import_resolution"
+                    entries.append(_Entry(node, node, where, kind, qualname, category, provenance))
                 continue
         if not attrs and root in BUILTINS and lookup(scope, root) is None:
-            kind = "api_call" if is_call else "api_reference"
+            kind = "api_call" if use == "call" else "api_reference"
             entries.append(_Entry(node, node, where, kind, root, BUILTINS[root], "builtin"))
     evidence = Evidence()
     for call, scope, where in walker.calls:
@@ -540,7 +550,7 @@ def scan_module(module: cst.Module, text: str) -> tuple[list[RawRecord], Scope]:
     syntactic += [e.end for e in entries if not e.inclusive_end and (e.end is not e.start or e.inclusive_start)]
     inclusive = [e.start for e in entries if e.inclusive_start] + [e.end for e in entries if e.inclusive_end]
     spans = node_spans(module, text, syntactic, inclusive)
-    lines = LINE_BREAK.split(text)
+    lines = split_lines(text)
     out: list[RawRecord] = []
     for e in entries:
         start, end = spans.get(id(e.start)), spans.get(id(e.end))

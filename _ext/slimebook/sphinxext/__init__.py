@@ -11,6 +11,7 @@ from . import (
     backlinks,
     course,
     coverage,
+    diagnostics,
     guide,
     latex,
     numbers,
@@ -26,6 +27,7 @@ from . import (
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
+    diagnostics.setup(app)  # one path for warnings; documents that warned are read again
     source.setup(app)
     snapshot.setup(app)
     backlinks.setup(app)  # snapshot pages link back to the sections citing them

@@ -40,6 +40,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
+from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 
 logger = logging.getLogger(__name__)
@@ -187,11 +188,12 @@ def _sections(app: Sphinx, docname: str, doctree: nodes.document) -> Iterator[tu
             continue
         title = section.next_node(nodes.title)
         need = "an explicit label" if policy == "explicit" else "a readable ASCII id"
-        logger.warning(
+        warn(
+            app.env, SlimebookWarning.ANCHOR,
             "section %r has no stable anchor (ids: %s); it needs %s: put a MyST label such as "
             "'(guide-…)=' on the line before the heading",
             title.astext() if title is not None else "?", ", ".join(section["ids"]) or "none", need,
-            location=_location(section), type="slimebook", subtype="anchor",
+            location=_location(section), docname=docname,
         )
 
 
@@ -217,6 +219,34 @@ def _collect(app: Sphinx, doctree: nodes.document) -> None:
         "ids": sorted({i for node in doctree.findall(nodes.Element) for i in node["ids"] if is_stable(i)}
                       | {i for i in doctree.ids if is_stable(i)}),
     }
+
+
+def _stable_slugs(app: Sphinx, doctree: nodes.document) -> None:
+    """``doctree-read``: MyST slug links (``[…](#标题)``, ``[…](other.md#标题)``) resolve to the heading's stable id.
+
+    MyST records, per document, slug → the section's *first* id at parse time (``env.metadata[doc]["myst_slugs"]``),
+    which for a Chinese title is a counter id (``id3``) that moves when a heading is added above it. Each entry, and
+    each link within the page MyST already resolved to such an id, is pointed at :func:`section_anchor` instead
+    (the MyST label, else a stable ASCII id); a section without one keeps MyST's id and already has its located
+    warning from :func:`_sections`.
+    """
+    env = app.env
+    policy = app.config.slimebook_anchors_policy
+    stable: dict[str, str] = {}
+    for section in doctree.findall(nodes.section):
+        anchor = section_anchor(doctree, section, policy)
+        if anchor is not None:
+            stable.update((i, anchor) for i in section["ids"] if i != anchor)
+    if not stable:
+        return
+    # links within the page were resolved by MyST's transforms already: point them at the same section's stable id
+    for ref in doctree.findall(nodes.reference):
+        if ref.get("refid") in stable:
+            ref["refid"] = stable[ref["refid"]]
+    slugs = env.metadata.get(env.docname, {}).get("myst_slugs") or {}
+    for slug, (line, section_id, text) in list(slugs.items()):
+        if section_id in stable:
+            slugs[slug] = (line, stable[section_id], text)
 
 
 def current_anchors(app: Sphinx) -> tuple[set[Anchor], dict[str, set[str]]]:
@@ -367,6 +397,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("slimebook-doc-anchors", _sections)
     app.connect("slimebook-doc-anchors", _experiments_and_sources)
     app.connect("doctree-read", _collect)
+    app.connect("doctree-read", _stable_slugs)
     keep_per_doc(app, _ENV)
     app.connect("env-get-outdated", _outdated)
     app.connect("doctree-resolved", _apply_redirects)

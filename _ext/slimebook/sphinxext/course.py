@@ -21,8 +21,9 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..excerpt import ExcerptError, parse_line_spec
 from ..experiments import ExperimentError, run_experiment
+from ..lines import display_lines
+from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
-from .source import note_problem
 
 logger = logging.getLogger(__name__)
 
@@ -72,10 +73,12 @@ class Experiment(SphinxDirective):
         )
         caption += nodes.Text("）")
         code_wrap += caption
-        code_block = nodes.literal_block(code.rstrip("\n"), code.rstrip("\n"), language="python", linenos=True)
+        code_lines = display_lines(code)  # the book's one line model, tabs expanded
+        shown = "\n".join(code_lines).rstrip("\n")
+        code_block = nodes.literal_block(shown, shown, language="python", linenos=True)
         if "emphasize-lines" in self.options:
             try:
-                runs = parse_line_spec(self.options["emphasize-lines"], total=len(code.splitlines()))
+                runs = parse_line_spec(self.options["emphasize-lines"], total=len(code_lines))
             except ExcerptError as exc:
                 return self._fail(f"{script.name}: :emphasize-lines: {exc}")
             code_block["highlight_args"] = {"hl_lines": [n for a, b in runs for n in range(a, b + 1)]}
@@ -96,9 +99,8 @@ class Experiment(SphinxDirective):
 
 
     def _fail(self, message: str) -> list[nodes.Node]:
-        logger.warning("experiment: %s", message, location=(self.env.docname, self.lineno),
-                       type="slimebook", subtype="experiment")
-        note_problem(self.env)
+        warn(self.env, SlimebookWarning.EXPERIMENT, "experiment: %s", message,
+             location=(self.env.docname, self.lineno))
         return []
 
 
@@ -113,8 +115,8 @@ class LessonTeaches(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         names = [line.strip() for line in self.content if line.strip() and not line.strip().startswith("#")]
         if not names:
-            logger.warning("lesson-teaches: no names given", location=(self.env.docname, self.lineno),
-                           type="slimebook", subtype="teaches")
+            warn(self.env, SlimebookWarning.TEACHES, "lesson-teaches: no names given",
+                 location=(self.env.docname, self.lineno))
             return []
         store = doc_data(self.env, "slimebook_teaches")
         store.setdefault(self.env.docname, []).extend(names)

@@ -24,6 +24,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from ..usage import Coverage, Waiver, WaiverError, coverage, parse_waivers
+from .diagnostics import SlimebookWarning, warn
 from .usage import get_scan
 
 logger = logging.getLogger(__name__)
@@ -91,17 +92,17 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
     if waivers.path is None or not waivers.exists:
         return
     if waivers.error is not None:
-        logger.warning("coverage waivers: %s", waivers.error, location=_where(waivers.path, waivers.error.line),
-                       type="slimebook", subtype="coverage")
+        warn(env, SlimebookWarning.COVERAGE, "coverage waivers: %s", waivers.error,
+             location=_where(waivers.path, waivers.error.line))
     result = book_coverage(app, waivers)
     for row in result.by_status("unmapped"):
-        logger.warning("coverage: %s (%s, %d occurrence%s at the pin) is taught by no lesson and has no waiver; "
-                       "declare it in a lesson's lesson-teaches or add a waiver with a reason here",
-                       row.key, row.category, row.count, "" if row.count == 1 else "s",
-                       location=_where(waivers.path, 1), type="slimebook", subtype="coverage")
+        warn(env, SlimebookWarning.COVERAGE,
+             "coverage: %s (%s, %d occurrence%s at the pin) is taught by no lesson and has no waiver; "
+             "declare it in a lesson's lesson-teaches or add a waiver with a reason here",
+             row.key, row.category, row.count, "" if row.count == 1 else "s", location=_where(waivers.path, 1))
     for waiver, why in result.stale:
-        logger.warning("coverage: stale waiver %r: %s", waiver.pattern, why, location=_where(waivers.path, waiver.line),
-                       type="slimebook", subtype="coverage")
+        warn(env, SlimebookWarning.COVERAGE, "coverage: stale waiver %r: %s", waiver.pattern, why,
+             location=_where(waivers.path, waiver.line))
     for docname, pattern in result.absent:
         logger.info("coverage: %s declares %r, which the scan does not find at the pin (fine: a lesson may "
                     "teach what Slime does not use)", docname, pattern, location=docname)

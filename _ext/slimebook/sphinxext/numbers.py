@@ -16,6 +16,7 @@ from sphinx.util.docutils import SphinxRole
 
 from ..store import SourceError
 from ..usage import FigureError
+from .diagnostics import SlimebookWarning, warn
 from .usage import get_figures, note_scan_use
 
 logger = logging.getLogger(__name__)
@@ -28,7 +29,8 @@ class SlimeNumber(SphinxRole):
         try:
             value = get_figures(self.env).get(self.text)
         except (FigureError, SourceError) as exc:
-            logger.warning("slimenum: %s", exc, location=self.get_location(), type="slimebook", subtype="number")
+            warn(self.env, SlimebookWarning.NUMBER, "slimenum: %s", exc, location=self.get_location(),
+                 docname=self.env.docname)
             return [nodes.literal(self.rawtext, self.text, classes=["slimebook-broken"])], []
         note_scan_use(self.env)
         text = str(value)

@@ -47,9 +47,10 @@ from ..excerpt import ExcerptError, read_excerpt
 from ..repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
 from ..scan.categories import CATEGORIES
 from ..snapshots import snapshot_pagename
+from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 from .snapshot import builds_pages
-from .source import get_store, note_problem
+from .source import get_store
 from .usage import category_page, get_scan, note_scan_use, scroll, usage_nodes
 
 logger = logging.getLogger(__name__)
@@ -73,9 +74,8 @@ _REQUIRED = ("title", "unit", "entry", "first-pass", "second-pass")
 
 
 def _warn(directive: SphinxDirective, message: str, lineno: int | None = None) -> None:
-    logger.warning(message, location=(directive.env.docname, lineno or directive.lineno),
-                   type="slimebook", subtype="reading")
-    note_problem(directive.env)
+    warn(directive.env, SlimebookWarning.READING, message,
+         location=(directive.env.docname, lineno or directive.lineno))
 
 
 def _option_line(directive: SphinxDirective, key: str) -> int:
@@ -232,15 +232,13 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
     seen: dict[str, reading_entry] = {}
     for entry in entries:
         if entry["number"] in seen:
-            logger.warning("reading-entry %s: duplicate entry number (first at line %s)", entry["number"],
-                           seen[entry["number"]].line, location=entry, type="slimebook", subtype="reading")
-            app.env.__dict__.setdefault("slimebook_problem_docs", {})[app.env.docname] = True
+            warn(app.env, SlimebookWarning.READING, "reading-entry %s: duplicate entry number (first at line %s)",
+                 entry["number"], seen[entry["number"]].line, location=entry)
         seen.setdefault(entry["number"], entry)
     for placeholder in placeholders:
         if not entries:
-            logger.warning("reading-order-table: this document has no reading-entry", location=placeholder,
-                           type="slimebook", subtype="reading")
-            app.env.__dict__.setdefault("slimebook_problem_docs", {})[app.env.docname] = True
+            warn(app.env, SlimebookWarning.READING, "reading-order-table: this document has no reading-entry",
+                 location=placeholder)
             placeholder.replace_self([])
             continue
         headers = ["编号", "单元", "主题", "入口", "测试", "本书讲解", "固定提交缺少"]

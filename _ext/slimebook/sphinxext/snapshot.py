@@ -29,6 +29,7 @@ from sphinx.util import logging
 from ..atomicio import atomic_write
 from ..snapshots import RENDERER_VERSION, render_snapshot, snapshot_pagename
 from ..store import SourceContentError, SourceError
+from .diagnostics import SlimebookWarning, warn
 
 logger = logging.getLogger(__name__)
 
@@ -172,7 +173,7 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
             new.pop(path, None)
             continue
         except SourceError as exc:
-            logger.warning("snapshot: %s", exc, type="slimebook", subtype="snapshot")
+            warn(app.env, SlimebookWarning.SNAPSHOT, "snapshot: %s", exc)
             new.pop(path, None)
             continue
         fragment = backlinks.decorate(app, path, fragment)  # "cited by" header, cited lines marked

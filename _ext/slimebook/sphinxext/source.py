@@ -16,7 +16,7 @@ from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from pygments.lexers import get_lexer_for_filename
+from pygments.lexers import get_all_lexers, get_lexer_for_filename
 from pygments.util import ClassNotFound
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
@@ -29,6 +29,7 @@ from ..citations import parse_role_text
 from ..excerpt import Excerpt, ExcerptError, read_excerpt
 from ..lock import LockError, SourceLock, load_lock
 from ..store import SourceError, SourceStore
+from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 from .snapshot import builds_pages, make_snapshot_ref, snapshot_link
 
@@ -65,10 +66,12 @@ def excerpt_anchor(excerpt: Excerpt) -> str:
     """A stable HTML id for an excerpt: derived from path and symbol or range, never a counter.
 
     ``slime/agent/harness/common.py`` + ``BaseHarness.run`` → ``src-slime-agent-harness-common-py-baseharness-run``;
-    + lines 81–104 → ``src-slime-agent-harness-common-py-l81-104``.
+    + lines 81–104 → ``src-slime-agent-harness-common-py-l81-104``. Never empty and always ASCII: a symbol without
+    ASCII letters or digits is replaced by its lines, a path without them by its blob id's first 12 digits.
     """
-    what = excerpt.symbol or "-".join(f"l{a}" if a == b else f"l{a}-{b}" for a, b in excerpt.runs)
-    return f"src-{_slug(excerpt.path)}-{_slug(what)}"
+    lines = "-".join(f"l{a}" if a == b else f"l{a}-{b}" for a, b in excerpt.runs)
+    what = _slug(excerpt.symbol or "") or lines  # a symbol with no ASCII letter falls back to its lines
+    return "-".join(part for part in ("src", _slug(excerpt.path) or excerpt.blob[:12], what) if part)
 
 
 def _unique(document: nodes.document, anchor: str) -> str:
@@ -109,19 +112,6 @@ def _record(env: BuildEnvironment, lineno: int, kind: str, excerpt: Excerpt, spe
             **spec,
         }
     )
-
-
-def note_problem(env: BuildEnvironment) -> None:
-    """Remember that the current document produced a slimebook warning, so the next build reads it
-    again and repeats the warning (Sphinx does not re-read, so would not re-warn, an unchanged
-    document: without this a second ``make html`` passed ``-W`` on a book it had just failed)."""
-    doc_data(env, "slimebook_problem_docs")[env.docname] = True
-
-
-def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
-              removed: set[str]) -> list[str]:
-    """``env-get-outdated``: documents that warned last time are read again."""
-    return sorted(set(env.__dict__.get("slimebook_problem_docs", {})) & env.found_docs - removed)
 
 
 # -- captions: one placeholder at read time, one builder per output format ------------------------------
@@ -226,35 +216,58 @@ class SlimeSource(SphinxDirective):
                 emphasize=self.options.get("emphasize-lines"),
             )
         except ExcerptError as exc:
-            logger.warning("slime-source: %s", exc, location=(self.env.docname, self.lineno),
-                           type="slimebook", subtype="source")
-            note_problem(self.env)
+            warn(self.env, SlimebookWarning.SOURCE, "slime-source: %s", exc, location=(self.env.docname, self.lineno))
             return []
         self.env.note_dependency(str(self.env.slimebook_lock_path))
         _record(self.env, self.lineno, "directive", excerpt,
                 {"lines": self.options.get("lines"), "pyobject": self.options.get("pyobject")})
 
-        language = _language(excerpt.path)
         wrapper = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "slime-source"])
         caption = nodes.caption("", "", *_caption_nodes(store.lock, excerpt, self.options.get("caption"),
                                                           self.env.docname))
         self.set_source_info(caption)
         wrapper += caption
-        for (start, end), lines in zip(excerpt.runs, excerpt.texts, strict=True):
-            text = "\n".join(lines)
-            block = nodes.literal_block(text, text, language=language, linenos=True)
-            hl = [n - start + 1 for n in sorted(excerpt.emphasize) if start <= n <= end]
-            block["highlight_args"] = {"linenostart": start, **({"hl_lines": hl} if hl else {})}
-            block["classes"].append("slime-run")
+        for block in excerpt_blocks(excerpt):
             self.set_source_info(block)
             wrapper += block
-        anchor = self.options.get("name") or excerpt_anchor(excerpt)
-        wrapper["ids"].append(_unique(self.state.document, nodes.make_id(anchor) if "name" in self.options
-                                      else anchor))
+        anchor = excerpt_anchor(excerpt)
+        if "name" in self.options:
+            named = nodes.make_id(self.options["name"])
+            if named and named.isascii():
+                anchor = named
+            else:
+                warn(self.env, SlimebookWarning.ANCHOR,
+                     "slime-source: %s: :name: %r gives no ASCII id; the excerpt keeps its derived id %r",
+                     path, self.options["name"], anchor, location=(self.env.docname, self.lineno))
+        wrapper["ids"].append(_unique(self.state.document, anchor))
         self.set_source_info(wrapper)
         if "name" in self.options:
             self.add_name(wrapper)
         return [wrapper]
+
+
+def excerpt_blocks(excerpt: Excerpt) -> list[nodes.literal_block]:
+    """The literal blocks of an excerpt: one per run, numbered from the run's first source line.
+
+    Rules (the property test in ``tests/test_lines_property.py`` checks them): runs are what
+    :func:`slimebook.excerpt.parse_line_spec` returns (adjacent selections merged, so a contiguous selection is one
+    block); every line of a block ends with ``\\n``, so a blank last line is drawn; with the lexer options of
+    :func:`keep_blank_lines`, line *k* of a block shows source line ``linenostart + k - 1``.
+
+    Returns:
+        ``literal_block`` nodes with ``language`` (the Pygments alias for the path), ``linenos`` and
+        ``highlight_args`` (``linenostart``, ``hl_lines`` relative to the block), class ``slime-run``.
+    """
+    language = _language(excerpt.path)
+    blocks = []
+    for (start, end), lines in zip(excerpt.runs, excerpt.texts, strict=True):
+        text = "".join(line + "\n" for line in lines)  # every line ended: a blank last line is drawn too
+        block = nodes.literal_block(text, text, language=language, linenos=True)
+        hl = [n - start + 1 for n in sorted(excerpt.emphasize) if start <= n <= end]
+        block["highlight_args"] = {"linenostart": start, **({"hl_lines": hl} if hl else {})}
+        block["classes"].append("slime-run")
+        blocks.append(block)
+    return blocks
 
 
 @functools.lru_cache(maxsize=32)
@@ -317,9 +330,7 @@ class SlimeRole(SphinxRole):
         return self.lineno
 
     def _fail(self, message: str) -> tuple[list[nodes.Node], list[nodes.system_message]]:
-        logger.warning("slime: %s", message, location=(self.env.docname, self._line()),
-                       type="slimebook", subtype="source")
-        note_problem(self.env)
+        warn(self.env, SlimebookWarning.SOURCE, "slime: %s", message, location=(self.env.docname, self._line()))
         return [nodes.literal(self.rawtext, self.text, classes=["slime-broken"])], []
 
 
@@ -340,6 +351,21 @@ class SingleLabelForRuns(SphinxPostTransform):
                 wrapper["ids"] = []
 
 
+def keep_blank_lines(app: Sphinx, config: Any) -> None:
+    """``config-inited``: every Pygments lexer keeps leading and trailing blank lines (``stripnl=False``).
+
+    Pygments strips them by default, and Sphinx only turns that off for the few lexers it lists
+    (``sphinx.highlighting.lexer_classes``: python, pycon, rest, c, none). An excerpt of a ``.sh`` file starting
+    with a blank line then showed its first text line under the number of the blank one. Options the book's
+    ``highlight_options`` sets for a language win; every alias of every installed lexer gets the default.
+    """
+    options = dict(config.highlight_options or {})
+    for _name, aliases, _patterns, _mimetypes in get_all_lexers():
+        for alias in aliases:
+            options[alias] = {"stripnl": False, **options.get(alias, {})}
+    config.highlight_options = options
+
+
 def setup(app: Sphinx) -> None:
     """Register the directive, the role, config values and environment hooks."""
     app.add_config_value("slimebook_lock", "sources/sources.toml", "env", types=[str])
@@ -350,6 +376,5 @@ def setup(app: Sphinx) -> None:
     app.add_post_transform(ExcerptCaptions)
     app.add_role("slime", SlimeRole())
     app.connect("builder-inited", _open_store)
+    app.connect("config-inited", keep_blank_lines, priority=900)  # after Sphinx converts the old form (800)
     keep_per_doc(app, "slimebook_citations")
-    keep_per_doc(app, "slimebook_problem_docs")
-    app.connect("env-get-outdated", _outdated)

@@ -33,6 +33,7 @@ from ..scan import ScanResult, scan_store, scanner_version
 from ..scan.categories import CATEGORIES
 from ..snapshots import snapshot_pagename
 from ..usage import COLUMNS, Figures, Query, QueryError, key_of, name_anchor, parse_list, select
+from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 from .snapshot import add_snapshot_paths, builds_pages
 from .source import get_store
@@ -374,8 +375,7 @@ class UsageIndex(SphinxDirective):
             if bad:
                 raise QueryError(f":columns: unknown {', '.join(map(repr, bad))}; choose from {' '.join(COLUMNS)}")
         except QueryError as exc:
-            logger.warning("usage-index: %s", exc, location=(self.env.docname, self.lineno),
-                           type="slimebook", subtype="usage")
+            warn(self.env, SlimebookWarning.USAGE, "usage-index: %s", exc, location=(self.env.docname, self.lineno))
             return []
         lesson = None
         if "lesson" in self.options:
@@ -413,8 +413,8 @@ def _resolve_index(app: Sphinx, node: usage_index, r: Render, docname: str) -> l
         teaches = env.__dict__.get("slimebook_teaches", {}).get(node["lesson"])
         if not teaches:
             where = "this document" if node["lesson"] == docname else f"document {node['lesson']!r}"
-            logger.warning("usage-index: :lesson: %s declares no names (no lesson-teaches directive)", where,
-                           location=node, type="slimebook", subtype="usage")
+            warn(app.env, SlimebookWarning.USAGE, "usage-index: :lesson: %s declares no names (no lesson-teaches "
+                 "directive)", where, location=node, docname=docname)
             return []
         names = list(dict.fromkeys([*teaches, *names]))
     query = Query(categories=tuple(node["categories"]), names=tuple(names),
@@ -484,7 +484,8 @@ class UsageRole(SphinxRole):
         try:
             page, anchor, is_code = resolve_target(get_scan(self.env), text)
         except ValueError as exc:
-            logger.warning("usage: %s", exc, location=self.get_location(), type="slimebook", subtype="usage")
+            warn(self.env, SlimebookWarning.USAGE, "usage: %s", exc, location=self.get_location(),
+                 docname=self.env.docname)
             return [nodes.literal(self.rawtext, self.text, classes=["slimebook-broken"])], []
         note_scan_use(self.env)
         shown = title or (text if is_code else PAGE_TARGETS[text][1])

@@ -1,0 +1,138 @@
+"""One path for every warning of the book's extension, and the rule that makes each warning repeat.
+
+Shape of MyST-Parser's ``MystWarnings`` / ``create_warning``: each warning has a typed subtype
+(:class:`SlimebookWarning`, logged as ``type="slimebook"``, ``subtype=<value>`` so ``suppress_warnings`` can name
+it) and goes through :func:`warn`. Unlike Sphinx's own warnings, :func:`warn` also remembers which document the
+warning belongs to, and the next build reads that document again (``env-get-outdated``), so the warning is
+emitted again: without this a second ``-W`` build of an unchanged book passed although the first failed, because
+Sphinx neither re-reads nor re-resolves an unchanged document.
+
+Which document a warning belongs to: the one given as ``docname``, else the document of a ``(docname, line)``
+location, else the document being read, else (a warning about the whole book: the coverage gate, a snapshot
+page) the root document. Re-reading the root document is what makes the whole-book checks run again: they run in
+``env-check-consistency`` or while pages are written, which Sphinx skips when no document changed.
+
+Where the marks live: marks made while reading are kept per document on the environment (merged after a parallel
+read, purged when the document is read again); marks made later (consistency check, resolving, writing) are kept
+in a set on the environment that each build starts empty. At ``build-finished`` the union is written atomically
+to ``<doctreedir>/slimebook-warned.json`` (build output, never the source tree); ``env-get-outdated`` of the next
+build reads it.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+
+from ..atomicio import atomic_write
+from .envdata import doc_data, keep_per_doc
+
+__all__ = ["SlimebookWarning", "WARNED_FILE", "warn"]
+
+logger = logging.getLogger("slimebook")
+
+#: The file (in the doctree directory) listing the documents that warned in the last build.
+WARNED_FILE = "slimebook-warned.json"
+
+_ENV = "slimebook_problem_docs"
+_APP = "slimebook_warned_docs"
+
+
+class SlimebookWarning(enum.Enum):
+    """Every warning subtype the extension emits (``type="slimebook"``, ``subtype=<value>``)."""
+
+    SOURCE = "source"  #: ``slime-source`` and ``{slime}``: a citation that does not resolve at the pin
+    EXPERIMENT = "experiment"  #: ``experiment``: missing script, decoding, timeout, options
+    TEACHES = "teaches"  #: ``lesson-teaches``: an empty list
+    USAGE = "usage"  #: ``usage-index`` and ``{usage}``: unknown names, categories, pages
+    NUMBER = "number"  #: ``{slimenum}``: an unknown count
+    COVERAGE = "coverage"  #: the coverage gate and the waiver file
+    ANCHOR = "anchor"  #: sections without a stable anchor; ids that cannot be made from writer text
+    SNAPSHOT = "snapshot"  #: a snapshot page that cannot be rendered
+    READING = "reading"  #: ``reading-entry``, ``reading-order-table``, ``reading-path``, ``repo-map``
+
+
+def _reading(env: BuildEnvironment) -> str:
+    try:
+        return env.docname or ""
+    except (KeyError, AttributeError):  # pragma: no cover - older Sphinx raised outside reading
+        return ""
+
+
+def warn(
+    env: BuildEnvironment,
+    subtype: SlimebookWarning,
+    message: str,
+    *args: Any,
+    location: Any = None,
+    docname: str | None = None,
+) -> None:
+    """Log a warning of the extension and mark its document for re-reading in the next build.
+
+    Args:
+        env: the build environment.
+        subtype: the warning's kind.
+        message: ``%``-style format, as for :meth:`logging.Logger.warning`; ``args`` fill it.
+        location: what Sphinx shows as the place: ``(docname, line)``, a node, or a ``"path:line"`` string.
+        docname: the document the warning belongs to, when ``location`` does not say (see the module docstring).
+    """
+    target = docname
+    if target is None and isinstance(location, tuple) and location and isinstance(location[0], str):
+        target = location[0]
+    if target is None and isinstance(location, nodes.Node):
+        doc = location.document
+        source = (doc.get("source") if doc is not None else None) or location.source
+        target = env.path2doc(source) if source else None
+    reading = _reading(env)
+    if target is None:
+        target = reading or env.config.root_doc
+    if reading:
+        doc_data(env, _ENV)[target] = True
+    else:
+        env.__dict__.setdefault(_APP, set()).add(target)
+    logger.warning(message, *args, location=location, type="slimebook", subtype=subtype.value)
+
+
+def _warned_file(app: Sphinx) -> Path:
+    return Path(app.doctreedir, WARNED_FILE)
+
+
+def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
+              removed: set[str]) -> list[str]:
+    """``env-get-outdated``: the documents that warned in the last build are read again."""
+    try:
+        warned = set(json.loads(_warned_file(app).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        warned = set()
+    warned |= set(env.__dict__.get(_ENV, {}))
+    return sorted(warned & env.found_docs - removed)
+
+
+def _finish(app: Sphinx, exception: BaseException | None) -> None:
+    """``build-finished``: write the documents that warned in this build (atomically)."""
+    env = app.env
+    if env is None:  # pragma: no cover - failed before the environment existed
+        return
+    warned = set(env.__dict__.get(_ENV, {})) | env.__dict__.get(_APP, set())
+    path = _warned_file(app)
+    if warned or path.exists():
+        atomic_write(path, json.dumps(sorted(warned)))
+
+
+def _start(app: Sphinx) -> None:
+    app.env.__dict__.pop(_APP, None)
+
+
+def setup(app: Sphinx) -> None:
+    """Register the per-document marks and the hooks that re-read documents that warned."""
+    keep_per_doc(app, _ENV)
+    app.connect("builder-inited", _start)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("build-finished", _finish)

@@ -1,0 +1,3 @@
+extensions = ["myst_parser", "slimebook"]
+slimebook_lock = "sources.toml"  # written by the test: it points at a repository the test builds
+exclude_patterns = ["_build"]

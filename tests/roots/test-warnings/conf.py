@@ -1,0 +1,10 @@
+# Every warning subtype of the extension at least once (tests/test_warnings_repeat.py builds this book twice).
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+extensions = ["myst_parser", "slimebook", "badsnapshot"]
+slimebook_lock = "sources.toml"  # written by the test: it points at a repository the test builds
+slimebook_coverage_waivers = "coverage-waivers.toml"
+exclude_patterns = ["_build"]

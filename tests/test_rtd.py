@@ -1,0 +1,64 @@
+"""Read the Docs reproduced: ``.readthedocs.yaml`` against RTD's published v2 schema, and one pinned toolchain.
+
+``tests/fixtures/rtd/schema-v2.json`` is Read the Docs' own schema of the v2 configuration file, copied unchanged
+from https://github.com/readthedocs/readthedocs.org, ``readthedocs/rtd_tests/fixtures/spec/v2/schema.json`` at
+commit aac65f5f98d0b5a3c43f3e8a4dcc3a8bcc5bb4f9 (MIT license). ``make rtd-check`` replays the build itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _rtd_check():
+    spec = importlib.util.spec_from_file_location("rtd_check", ROOT / ".ci" / "rtd_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readthedocs_yaml_matches_the_published_v2_schema() -> None:
+    check = _rtd_check()
+    config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text(encoding="utf-8"))
+    assert check.validate(config) == []
+    # the schema really checks: a misspelt key and a wrong type are errors
+    assert check.validate({**config, "sphinks": {}})
+    assert check.validate({**config, "formats": "pdf"})
+
+
+def _pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"constraints.txt: {line!r} is not an exact pin"
+            pins[re.sub(r"[-_.]+", "-", name).lower()] = version
+    return pins
+
+
+def test_every_dependency_is_pinned_to_a_version_pyproject_allows() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = _pins()
+    for text in [*project["dependencies"], *project["optional-dependencies"]["dev"]]:
+        req = Requirement(text)
+        name = re.sub(r"[-_.]+", "-", req.name).lower()
+        assert name in pins, f"{req.name} is not pinned in constraints.txt"
+        assert req.specifier.contains(pins[name], prereleases=True), (text, pins[name])
+
+
+def test_make_ci_and_readthedocs_install_with_the_same_constraints() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"pip install .*-c constraints\.txt -e \"\.\[dev\]\"", makefile)
+    assert re.search(r"^\$\(STAMP\): .*constraints\.txt", makefile, re.M)
+    assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")  # CI installs through make
+    config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text(encoding="utf-8"))
+    assert "python -m pip install --constraint constraints.txt ." in config["build"]["jobs"]["pre_install"]
+    assert re.search(r"^rtd-check:", makefile, re.M) and re.search(r"^lock:", makefile, re.M)
