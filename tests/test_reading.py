@@ -58,8 +58,8 @@ def test_repo_map_counts_equal_git_ls_tree(store: SourceStore, source_repo: Sour
     rows = {row.key: row for row in repo_map(store, ["pkg"])}
     assert list(rows) == ["pkg", "pkg/*", ROOT_FILES]
     everything = _git_files(source_repo)
-    assert sum(r.files for r in rows.values() if r.depth == 0) == len(everything) == 8
-    assert rows["pkg"].files == len(_git_files(source_repo, "pkg")) == 7
+    assert sum(r.files for r in rows.values() if r.depth == 0) == len(everything) == 11
+    assert rows["pkg"].files == len(_git_files(source_repo, "pkg")) == 10
     assert rows["pkg/*"].files == rows["pkg"].files  # no subdirectories: the files row holds them all
     assert rows[ROOT_FILES].files == 1  # README.md
     # lines: every text blob, symlinks and the binary blob skipped (2 symlinks + blob.bin)
@@ -80,6 +80,7 @@ def test_count_lines() -> None:
     assert count_lines(b"a\nb") == 2
     assert count_lines(b"a\nb\n") == 2
     assert count_lines(b"a\0") is None
+    assert count_lines(b"a\rb\r\nc") == 3  # the book's line model: a lone CR ends a line too
 
 
 # -- the directives --------------------------------------------------------------------------------------
@@ -112,7 +113,7 @@ def test_entries_table_paths_and_map(build, source_repo: SourceRepo) -> None:
     assert "click s0 href &quot;_snapshot/pkg/mod.py.html#L4&quot;" in html
     assert "click s1 href &quot;_snapshot/pkg/mod.py.html#L20&quot;" in html
     # the repository map: counts from the git tree
-    assert "共 8 个文件" in html
+    assert "共 11 个文件" in html
     files = len(_git_files(source_repo, "pkg"))
     assert re.search(rf"<code[^>]*>.*?pkg/.*?</code>.*?</p></td>\s*<td><p>{files}</p>", html, re.S)
 
@@ -154,7 +155,7 @@ def test_every_bad_input_is_a_located_warning(build) -> None:
         (68, ":expand: 'nowhere' is not a directory"),
         (74, "'ghost' is not a row of the map"),
         (75, "a role line reads 'dir: role', got 'bad line'"),
-        (71, "the directory row 'pkg/*' (7 files"),
+        (71, "the directory row 'pkg/*' (10 files"),
     ]
     for line, fragment in expected:
         assert re.search(rf"index\.md:{line}: WARNING: .*{re.escape(fragment)}", warnings), (line, fragment)

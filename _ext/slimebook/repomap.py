@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .lines import split_lines
 from .store import SourceStore
 
 __all__ = ["ROOT_FILES", "DirRow", "RepoMapError", "count_lines", "repo_map", "subdirectories"]
@@ -53,10 +54,11 @@ class DirRow:
 
 
 def count_lines(data: bytes) -> int | None:
-    """Lines in ``data`` (a last line without a newline counts); None for binary data (a NUL byte)."""
+    """Lines in ``data`` by the book's line model (:func:`slimebook.lines.split_lines`: ``\\n``, ``\\r\\n`` and a
+    lone ``\\r`` end a line; a last line without an end counts); None for binary data (a NUL byte)."""
     if b"\0" in data:
         return None
-    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    return len(split_lines(data.decode("latin-1")))  # latin-1: every byte is one code point, line ends included
 
 
 def subdirectories(paths: Iterable[str], parent: str) -> list[str]:
