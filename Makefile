@@ -13,11 +13,11 @@ PDFNAME    := slimebook
 .PHONY: venv system-deps system-deps-pdf system-deps-browser node-deps sources html serve latexpdf livehtml \
         anchors-check anchors-update test lint clean lock rtd-check
 
-# constraints.txt pins every package to the version CI and Read the Docs use (`make lock` refreshes it).
-$(STAMP): pyproject.toml constraints.txt
+# .ci/constraints.txt pins every package to the version CI and Read the Docs use (`make lock` refreshes it).
+$(STAMP): pyproject.toml .ci/constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c .ci/constraints.txt -e ".[dev]"
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -82,7 +82,7 @@ lint: $(STAMP)
 clean:
 	rm -rf $(BUILDDIR)
 
-# Refresh constraints.txt from a fresh virtualenv (the newest versions pyproject.toml allows).
+# Refresh .ci/constraints.txt from a fresh virtualenv (the newest versions pyproject.toml allows).
 lock:
 	PYTHON=$(PYTHON) bash .ci/lock.sh
 

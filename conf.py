@@ -28,7 +28,7 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = [
-    "_build", ".venv", "README.md", "tests", "bench", ".ci", "sources", "node_modules", "_templates",
+    "_build", ".venv", "README.md", "tests", "bench", ".ci", "sources", "node_modules",
     "**/examples/**", ".git", ".ruff_cache",
 ]
 
@@ -39,7 +39,6 @@ myst_heading_anchors = 3
 html_theme = "furo"
 html_title = "Slime 源码阅读"
 html_static_path = ["_static"]
-templates_path = ["_templates"]
 # Furo's sidebar, plus the generated pages (usage index, coverage table, source check) after the toctrees.
 html_sidebars = {"**": [
     "sidebar/brand.html", "sidebar/search.html", "sidebar/scroll-start.html", "sidebar/navigation.html",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Refresh constraints.txt: install the project with its dev extra into a fresh virtualenv (no constraints,
-# the newest versions pyproject.toml allows) and write its `pip freeze` over constraints.txt atomically.
+# Refresh .ci/constraints.txt: install the project with its dev extra into a fresh virtualenv (no constraints,
+# the newest versions pyproject.toml allows) and write its `pip freeze` over .ci/constraints.txt atomically.
 #   bash .ci/lock.sh        (or: make lock)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,8 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$tmp/venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "$tmp/venv/bin/python" -m pip install --quiet --disable-pip-version-check ".[dev]"
 {
-  sed -n '1,/^#     make lock$/p' constraints.txt
+  sed -n '1,/^#     make lock$/p' .ci/constraints.txt
   "$tmp/venv/bin/python" -m pip freeze --exclude-editable --disable-pip-version-check | grep -v '^slimebook[ =@]'
-} > constraints.txt.tmp
-mv constraints.txt.tmp constraints.txt  # same directory: an atomic rename
-echo "constraints.txt: $(grep -c '==' constraints.txt) pinned packages"
+} > .ci/constraints.txt.tmp
+mv .ci/constraints.txt.tmp .ci/constraints.txt  # same directory: an atomic rename
+echo ".ci/constraints.txt: $(grep -c '==' .ci/constraints.txt) pinned packages"

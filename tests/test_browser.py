@@ -431,13 +431,15 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.mark.realbook
-@pytest.mark.parametrize(("query", "page"), [
-    ("事件循环", "/chapters/async/01-async-def.html"),
-    ("gather", "/chapters/async/03-tasks-gather.html"),
+@pytest.mark.parametrize(("query", "page", "within"), [
+    # a Chinese term jieba would split without the book's word list; since lessons 08-21 most lessons use it, the
+    # lesson that introduces it is only required among the results, not at the top
+    ("事件循环", "/chapters/async/01-async-def.html", None),
+    ("gather", "/chapters/async/03-tasks-gather.html", 3),
 ])
-def test_real_book_search(book: str, visit, query: str, page: str) -> None:
+def test_real_book_search(book: str, visit, query: str, page: str, within: int | None) -> None:
     seen, links = search(visit, book, query)
-    assert page in links[:3], links[:10]
+    assert page in links[:within], links[:10]
     seen.assert_clean()
 
 

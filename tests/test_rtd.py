@@ -36,10 +36,10 @@ def test_readthedocs_yaml_matches_the_published_v2_schema() -> None:
 
 def _pins() -> dict[str, str]:
     pins = {}
-    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+    for line in (ROOT / ".ci" / "constraints.txt").read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
             name, _, version = line.partition("==")
-            assert version, f"constraints.txt: {line!r} is not an exact pin"
+            assert version, f".ci/constraints.txt: {line!r} is not an exact pin"
             pins[re.sub(r"[-_.]+", "-", name).lower()] = version
     return pins
 
@@ -50,15 +50,15 @@ def test_every_dependency_is_pinned_to_a_version_pyproject_allows() -> None:
     for text in [*project["dependencies"], *project["optional-dependencies"]["dev"]]:
         req = Requirement(text)
         name = re.sub(r"[-_.]+", "-", req.name).lower()
-        assert name in pins, f"{req.name} is not pinned in constraints.txt"
+        assert name in pins, f"{req.name} is not pinned in .ci/constraints.txt"
         assert req.specifier.contains(pins[name], prereleases=True), (text, pins[name])
 
 
 def test_make_ci_and_readthedocs_install_with_the_same_constraints() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r"pip install .*-c constraints\.txt -e \"\.\[dev\]\"", makefile)
+    assert re.search(r"pip install .*-c \.ci/constraints\.txt -e \"\.\[dev\]\"", makefile)
     assert re.search(r"^\$\(STAMP\): .*constraints\.txt", makefile, re.M)
     assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")  # CI installs through make
     config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text(encoding="utf-8"))
-    assert "python -m pip install --constraint constraints.txt ." in config["build"]["jobs"]["pre_install"]
+    assert "python -m pip install --constraint .ci/constraints.txt ." in config["build"]["jobs"]["pre_install"]
     assert re.search(r"^rtd-check:", makefile, re.M) and re.search(r"^lock:", makefile, re.M)

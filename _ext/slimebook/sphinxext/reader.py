@@ -7,6 +7,10 @@
 
 Nothing is generated: the files are added to ``html_static_path`` at ``builder-inited`` (as
 ``sphinx-copybutton`` does), so HTML builders copy them into ``_static/``.
+
+Templates (``templates/`` beside this module) are added to ``templates_path`` at ``config-inited``, before the
+builder loads its templates: ``sidebar/slimebook-pages.html`` links the generated pages (usage index, coverage
+table, source check); the book's ``html_sidebars`` places it after Furo's navigation.
 """
 
 from __future__ import annotations
@@ -14,8 +18,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from sphinx.config import Config
 
 STATIC = Path(__file__).with_name("static")
+TEMPLATES = Path(__file__).with_name("templates")
+
+
+def _add_templates_path(app: Sphinx, config: Config) -> None:
+    if str(TEMPLATES) not in config.templates_path:
+        config.templates_path.append(str(TEMPLATES))
 
 
 def _add_static_path(app: Sphinx) -> None:
@@ -24,7 +35,8 @@ def _add_static_path(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    """Register the static directory, the stylesheet and the script."""
+    """Register the templates directory, the static directory, the stylesheet and the script."""
+    app.connect("config-inited", _add_templates_path)
     app.connect("builder-inited", _add_static_path)
     app.add_css_file("slimebook-reader.css")
     app.add_js_file("slimebook-reader.js", defer="defer")
