@@ -8,7 +8,8 @@
      are held; deadlock again, with back-to-back acquires, once the work inside awaits
      and enough callers queue
 
-Ordering comes from events and from the semaphore's FIFO waiters, never from timing.
+Ordering comes from events and from the semaphore's FIFO waiters; the only timers are
+scene 2's 0.05 s clock and the timeouts that end a wait that can never succeed.
 """
 
 import asyncio
