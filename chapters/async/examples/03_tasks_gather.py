@@ -1,7 +1,9 @@
 """Lesson 03: create_task, keeping references, gather's result order, return_exceptions.
 
-Stdlib only. Deterministic: sleeps differ by at least 0.01 s so completion order cannot
-flip; garbage collection is triggered explicitly; no ids, addresses or times are printed.
+Stdlib only. Deterministic: sleeps differ by at least 0.01 s and timers that expire together
+still run in deadline order, so completion order cannot flip; in part C the task that must
+still be running waits on an Event, not a timer; garbage collection is triggered explicitly;
+no ids, addresses or times are printed.
 """
 
 import asyncio
@@ -74,20 +76,29 @@ async def part_b() -> None:
     print("  kept is empty again:", not kept)
 
 
+async def work_until(name: str, gate: asyncio.Event) -> str:
+    print(f"  {name}: start")
+    await gate.wait()  # cannot finish before main opens the gate, however slow the machine
+    finished.append(name)
+    return f"{name}-result"
+
+
 async def part_c() -> None:
     print("== C. an exception in gather ==")
     finished.clear()
+    gate = asyncio.Event()
     tasks = [
         asyncio.create_task(work("a", 0.01)),
         asyncio.create_task(boom("b", 0.02)),
-        asyncio.create_task(work("c", 0.04)),
+        asyncio.create_task(work_until("c", gate)),
     ]
     try:
         await asyncio.gather(*tasks)
     except ValueError as exc:
         print("  gather raised:", exc)
         print("  c done at that moment:", tasks[2].done())
-    await asyncio.sleep(0.05)
+    gate.set()  # gather did not cancel c, so c can still finish on its own
+    await asyncio.wait([tasks[2]])
     print("  later, c done:", tasks[2].done(), "->", tasks[2].result())
 
     print("== D. return_exceptions=True ==")

@@ -1,7 +1,9 @@
 """Lesson 04: asyncio.wait (FIRST_COMPLETED, done/pending, timeout) and asyncio.as_completed.
 
-Stdlib only. Deterministic: finish times differ by at least 0.02 s, sets are printed sorted
-by task name (a set's own iteration order is not stable), and no times are printed.
+Stdlib only. Deterministic: in part A finish times differ by at least 0.04 s (g3 starts only
+when main resumes, so a busy machine must not be able to push it past g2), in parts B and C by
+at least 0.02 s (timers that expire together still run in deadline order), sets are printed
+sorted by task name (a set's own iteration order is not stable), and no times are printed.
 """
 
 import asyncio
@@ -22,8 +24,8 @@ def names(tasks: set[asyncio.Task]) -> list[str]:
 
 async def part_a() -> None:
     print("== A. wait(FIRST_COMPLETED) in a loop, topping up ==")
-    pending = start({"g0": 0.09, "g1": 0.02, "g2": 0.06})
-    extra = {"g3": 0.02}  # submitted once the first task is done
+    pending = start({"g0": 0.18, "g1": 0.04, "g2": 0.12})
+    extra = {"g3": 0.04}  # submitted once the first task is done
     round_no = 0
     while pending:
         done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)

@@ -3,10 +3,13 @@
   1. Semaphore(2) with five jobs: who gets in, who waits, who is let in on each release
   2. it is not a rate limiter: short jobs all start at once, only "inside at once" is bounded
   3. acquire()/release() by hand: forgetting release on an error leaks a permit
-  4. taking the same semaphore twice on one path: deadlock once there is a real
-     suspension point between the two acquires, none while there is not
+  4. taking the same semaphore twice on one path: deadlock with a real suspension
+     point between the two acquires; none while nothing awaits as long as the permits
+     are held; deadlock again, with back-to-back acquires, once the work inside awaits
+     and enough callers queue
 
-Ordering comes from events and from the semaphore's FIFO waiters, never from timing.
+Ordering comes from events and from the semaphore's FIFO waiters; the only timers are
+scene 2's 0.05 s clock and the timeouts that end a wait that can never succeed.
 """
 
 import asyncio
@@ -145,23 +148,46 @@ async def scene_nested() -> None:
     except TimeoutError:
         print("timeout: A and B each hold one permit and wait for a second -> deadlock")
 
-    # the same two acquires with no await in between (as in a tool whose async def
-    # body never awaits): an unlocked acquire() does not yield, so each call runs
-    # from the outer acquire to the last release without letting anyone else in
+    # the same two acquires with no await anywhere while the permits are held (as in
+    # a tool whose async def body never awaits): an acquire() that finds a free permit
+    # and nobody queued does not yield, so each call runs from the outer acquire to the
+    # last release without letting anyone else in
     sem = asyncio.Semaphore(2)
-    inside = peak = 0
+    holders = peak = 0
 
     async def tool_call_no_await(name: str) -> None:
-        nonlocal inside, peak
+        nonlocal holders, peak
         async with sem:
+            holders += 1                # callers holding an outer permit right now
+            peak = max(peak, holders)
             async with sem:
-                inside += 1
-                peak = max(peak, inside)
-                inside -= 1
+                pass                    # the work: no await
+            holders -= 1
 
     async with asyncio.timeout(0.05):
         await asyncio.gather(*(tool_call_no_await(n) for n in "ABCDEFGH"))
-    print(f"no await between the acquires: 8 calls finished, peak inside = {peak}, no deadlock")
+    print(f"no await while holding: 8 calls finished, peak outer holders = {peak}, no deadlock")
+
+    # the acquires are still back to back, but the work inside awaits (as a tool
+    # would after switching to an async subprocess): the first caller holds both
+    # permits across that await while others queue at the OUTER acquire; its two
+    # releases hand one outer permit to each of the next two, and both then wait
+    # for an inner permit that nobody will give back
+    async def tool_call_awaits_inside(name: str) -> None:
+        async with sem:
+            async with sem:
+                print(f"  {name}: took both permits, working")
+                await asyncio.sleep(0)  # the work suspends while both permits are held
+        print(f"  {name}: done")
+
+    for callers in ("AB", "ABC"):
+        sem = asyncio.Semaphore(2)
+        try:
+            async with asyncio.timeout(0.05):
+                await asyncio.gather(*(tool_call_awaits_inside(n) for n in callers))
+            print(f"await inside, {len(callers)} callers: all finished")
+        except TimeoutError:
+            print(f"await inside, {len(callers)} callers: timeout -> deadlock")
 
 
 async def main() -> None:
