@@ -4,7 +4,9 @@ The steps and command lines are the ones Read the Docs documents for a ``build.j
 (https://docs.readthedocs.io/en/stable/build-customization.html, "Build process"; the Sphinx command lines as its
 build logs print them), run in a temporary directory:
 
-1. validate the file against Read the Docs' published v2 schema (``tests/fixtures/rtd/schema-v2.json``);
+1. validate the file against Read the Docs' published v2 schema (the copy ``check-jsonschema`` vendors and keeps
+   current, ``check_jsonschema/builtin_schemas/vendor/readthedocs.json``; a registry package, so no schema is
+   copied into this repository);
 2. checkout: a fresh ``git clone`` of this repository's HEAD (uncommitted changes are not built, as on RTD);
    ``post_checkout`` jobs;
 3. system dependencies: ``apt_packages`` are only reported (this machine is not the Ubuntu image); the
@@ -43,14 +45,21 @@ import yaml
 from jsonschema import Draft202012Validator
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = ROOT / "tests" / "fixtures" / "rtd" / "schema-v2.json"
 CONFIG = ROOT / ".readthedocs.yaml"
 PROJECT_SLUG = "slimebook"
 
 
+def rtd_schema_text() -> str:
+    """Read the Docs' v2 configuration schema as JSON text, from the ``check-jsonschema`` package (its
+    ``vendor.readthedocs`` built-in schema, vendored from readthedocs/readthedocs.org)."""
+    from importlib.resources import files
+
+    return (files("check_jsonschema.builtin_schemas.vendor") / "readthedocs.json").read_text(encoding="utf-8")
+
+
 def validate(config: dict) -> list[str]:
     """The schema errors of ``config`` (empty when valid), one sentence each with its path in the file."""
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    schema = json.loads(rtd_schema_text())
     validator = Draft202012Validator(schema)
     return [f"{'.'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
             for e in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.path)))]
