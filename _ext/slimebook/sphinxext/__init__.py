@@ -7,7 +7,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import course, coverage, guide, numbers, snapshot, source, sourcecheck, usage, usagepages
+from . import buildinfo, course, coverage, guide, numbers, snapshot, source, sourcecheck, usage, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -21,6 +21,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     usagepages.setup(app)
     coverage.setup(app)
     numbers.setup(app)
+    buildinfo.setup(app)  # {buildinfo}: the pin and the build's Python
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
     app.connect("slimebook-page-anchors", snapshot.published_page_anchors)
