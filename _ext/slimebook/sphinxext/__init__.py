@@ -7,7 +7,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from .. import __version__
-from . import buildinfo, course, coverage, guide, numbers, snapshot, source, sourcecheck, usage, usagepages
+from . import buildinfo, candidates, course, coverage, guide, numbers, snapshot, source, sourcecheck, usage, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -20,6 +20,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     usage.setup(app)  # usage-index, {usage}, the scan of the pin
     usagepages.setup(app)
     coverage.setup(app)
+    candidates.setup(app)  # every instance candidate confirmed by a lesson or left with a reason
     numbers.setup(app)
     buildinfo.setup(app)  # {buildinfo}: the pin and the build's Python
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
