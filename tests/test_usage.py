@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from conftest import ROOTS, git
+from conftest import ROOT, ROOTS, git
 from slimebook.lock import load_lock
 from slimebook.scan.categories import CATEGORIES
 from slimebook.store import SourceStore
@@ -249,6 +249,27 @@ def test_roles_link_generated_pages_and_numbers_come_from_the_pin(build, upstrea
         assert f'id="{anchor}"' in (app.outdir / f"_slimebook/usage/{page}.html").read_text().replace(WBR, "")
 
 
+
+def test_buildinfo_role_reads_the_lock_and_the_interpreter(build, upstream) -> None:
+    import platform
+
+    app = build("usage")
+    text = htmllib.unescape(re.sub("<[^>]+>", "", (app.outdir / "index.html").read_text()))
+    commit = upstream[1]
+    assert f"pin={commit}; short={commit[:7]}; python={platform.python_version()}." in text.replace("\n", " ")
+
+
+def test_buildinfo_facts_and_unknown_key() -> None:
+    from slimebook.buildinfo import FACT_KEYS, FactError, build_facts, fact
+
+    lock = load_lock(ROOT / "sources" / "sources.toml")
+    facts = build_facts(lock)
+    assert set(facts) == set(FACT_KEYS)
+    assert facts["pin"] == lock.commit and facts["pin-short"] == lock.commit[:7]
+    assert fact(lock, " python-minor ") == "{}.{}".format(*__import__("sys").version_info[:2])
+    with pytest.raises(FactError, match="unknown key 'nope'; use one of pin, pin-short"):
+        fact(lock, "nope")
+
 # -- generated pages ------------------------------------------------------------------------------------
 def test_generated_pages(build, upstream) -> None:
     app = build("usage")
@@ -355,6 +376,7 @@ def test_errors_are_located(build) -> None:
         (f"index.md:{_line_of(src, 'Numbers:')}", "no file at the pin starts with 'nowhere/'"),
         (f"index.md:{_line_of(src, 'Numbers:')}", "'category:nope': unknown category"),
         (f"index.md:{_line_of(src, 'Role:')}", "usage: 'asyncio.nonexistent' is not a category"),
+        (f"index.md:{_line_of(src, 'Facts:')}", "buildinfo: unknown key 'nope'; use one of pin"),
         (f"{waivers}:{_line_of(waivers, 'asyncio.nonexistent')}",
          "stale waiver 'asyncio.nonexistent': matches no API name"),
         (f"{waivers}:{_line_of(waivers, 'name = ')}",

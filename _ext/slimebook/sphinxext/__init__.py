@@ -9,6 +9,8 @@ from sphinx.application import Sphinx
 from .. import __version__
 from . import (
     backlinks,
+    buildinfo,
+    candidates,
     course,
     coverage,
     diagnostics,
@@ -41,6 +43,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     numbers.setup(app)
     latex.setup(app)  # slimebook.sty, questions as numbered boxes in the PDF
     reader.setup(app)  # static JS/CSS: diagram zoom, copy-link buttons, focus, dark highlighted lines
+    candidates.setup(app)  # every instance candidate confirmed by a lesson or left with a reason
+    buildinfo.setup(app)  # {buildinfo}: the pin and the build's Python
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
     app.connect("slimebook-page-anchors", snapshot.published_page_anchors)

@@ -57,6 +57,8 @@ class SlimebookWarning(enum.Enum):
     ANCHOR = "anchor"  #: sections without a stable anchor; ids that cannot be made from writer text
     SNAPSHOT = "snapshot"  #: a snapshot page that cannot be rendered
     READING = "reading"  #: ``reading-entry``, ``reading-order-table``, ``reading-path``, ``repo-map``
+    BUILDINFO = "buildinfo"  #: ``{buildinfo}``: an unknown key
+    CANDIDATES = "candidates"  #: the candidate notes file: invalid entries, unsettled instance candidates
 
 
 def _reading(env: BuildEnvironment) -> str:

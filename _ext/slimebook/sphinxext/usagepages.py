@@ -38,6 +38,7 @@ from ..scan.categories import CATEGORIES
 from ..scan.records import KINDS
 from ..snapshots import snapshot_pagename
 from ..usage import API_KINDS, Coverage, CoverageRow, category_members, key_of, name_anchor
+from .candidates import book_settled, load_notes_file
 from .coverage import WaiverFile, book_coverage, load_waiver_file
 from .snapshot import _page_stamp_base, builds_pages
 from .source import get_store
@@ -59,7 +60,7 @@ logger = logging.getLogger(__name__)
 JSON_FILE = f"{PAGE_ROOT}/usage.json"
 TSV_FILE = f"{PAGE_ROOT}/usage.tsv"
 _STAMP = f"{PAGE_ROOT}/.stamp"
-_CODE = tuple(Path(__file__).with_name(n) for n in ("usage.py", "usagepages.py", "coverage.py"))
+_CODE = tuple(Path(__file__).with_name(n) for n in ("usage.py", "usagepages.py", "coverage.py", "candidates.py"))
 
 #: A sentence per category: what it holds.
 CATEGORY_TEXT: dict[str, str] = {
@@ -314,6 +315,8 @@ def _category(app: Sphinx, category: str, cov: Coverage) -> str:
             page.teaching(rows_by_key.get(key), kinds),
         ])
     section += _simple_table(["名称", "种类", "次数", "文件", "讲解"], rows, ["slimebook-usage-names"], wrap=(4,))
+    if category == "candidates":
+        section += _settled_section(page, records)
 
     columns = ("id", "location", "code", "scope", "kind", "provenance")
     for key in keys:
@@ -323,6 +326,51 @@ def _category(app: Sphinx, category: str, cov: Coverage) -> str:
         sub.extend(usage_nodes(group, columns, page.render, f"展开 {key} 的全部 {len(group)} 处"))
         section += sub
     return page.html(section)
+
+
+def _settled_section(page: _Page, records: list) -> nodes.section:
+    """On the candidates page: how many candidates a lesson confirmed, how many are left and why."""
+    app = page.app
+    notes = load_notes_file(app)
+    section = _section("slimebook-usage-candidates-settled", "确认与留下")
+    if notes.path is None or not notes.exists or notes.error is not None:
+        section += _para("没有（有效的）候选说明文件，所以这些候选既没有确认，也没有写明留下的理由。",
+                         classes=["slimebook-usage-gate-off"])
+        return section
+    result = book_settled(app, notes)
+    where = Path(notes.path).relative_to(app.confdir) if Path(notes.path).is_relative_to(app.confdir) \
+        else notes.path
+    groups = result.by_reason()
+    section += _para(
+        f"共 {len(records)} 处候选：已确认 {len(result.confirmed)} 处，留作候选 {len(result.left)} 处"
+        f"（{len(groups)} 条理由），未说明 {len(result.open)} 处。确认的每一处都写在 ", _code(str(where)),
+        " 里：它实际是哪个 API、依据是什么、哪一课引用了这一行；构建时核对这一处候选确实存在、API 在类别表里、"
+        "那一课的引用确实覆盖这一行。留下的候选按理由归组。已确认的候选仍然只是候选，不计入课程覆盖表。")
+    rows: list[list[nodes.Node | str]] = []
+    for record, conf in result.confirmed:
+        where_line = f"{record.path}:{record.line}"
+        rows.append([
+            _para(_ref(f"#{record.id}", _code(where_line))),
+            _para(_code(conf.api)),
+            page.lesson(conf.lesson),
+            conf.evidence,
+        ])
+    if rows:
+        section += _para(f"已确认（{len(rows)} 处）：")
+        section += _simple_table(["位置", "API", "读它的课", "依据"], rows, ["slimebook-usage-confirmed"], wrap=(3,))
+    rows = []
+    for rule, items in groups:
+        names = "、".join(sorted({r.name for r in items}))
+        files = len({r.path for r in items})
+        rows.append([rule.reason, _para(_code(names)), f"{len(items)}（{files} 个文件）"])
+    if rows:
+        section += _para(f"留作候选（{len(result.left)} 处），按理由：")
+        section += _simple_table(["理由", "方法名", "处数"], rows, ["slimebook-usage-left"], wrap=(0,))
+    if result.open:
+        section += _para(nodes.strong("未说明：", "未说明："),
+                         *_interleave([_ref(f"#{r.id}", _code(f"{r.path}:{r.line} {r.name}")) for r in result.open]),
+                         "。")
+    return section
 
 
 def _files(app: Sphinx) -> str:
@@ -420,10 +468,19 @@ def _stamp(app: Sphinx, waivers: WaiverFile) -> str:
     payload = json.dumps([
         _page_stamp_base(app), result.version, result.commit,
         sorted((d, list(n)) for d, n in env.__dict__.get("slimebook_teaches", {}).items()),
-        waiver_text, str(waivers.path), app.config.slimebook_usage_collapse,
+        waiver_text, str(waivers.path), app.config.slimebook_usage_collapse, _settled_stamp(app),
         [hashlib.sha256(p.read_bytes()).hexdigest() for p in _CODE],
     ], ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _settled_stamp(app: Sphinx) -> list:
+    """What the candidates page shows of the notes: which candidate is settled how (and the file's text)."""
+    notes = load_notes_file(app)
+    if notes.path is None or not notes.exists or notes.error is not None:
+        return [str(notes.path), notes.text]
+    result = book_settled(app, notes)
+    return [notes.text, [r.id for r, _ in result.confirmed], [(r.id, rule.at) for r, rule in result.left]]
 
 
 def _write_downloads(app: Sphinx) -> None:

@@ -1,0 +1,278 @@
+"""Instance candidates, settled: each is confirmed by a lesson that reads it, or left listed with a reason.
+
+Pipeline position: ``scan`` → **candidates** → Sphinx layer (:mod:`slimebook.sphinxext.candidates` for the
+gate, :mod:`slimebook.sphinxext.usagepages` for the counts on the candidates page). Nothing here knows about
+Sphinx: :func:`parse_notes` reads the notes file (``sources/candidate-notes.toml``), :func:`settle` matches
+it against the scan's ``instance_candidate`` records and the lessons' citations, and returns plain data.
+
+The scanner lists ``receiver.method(...)`` as a candidate when ``method`` is a concurrency method name
+(:data:`~slimebook.scan.categories.CANDIDATE_METHODS`) and the receiver's type is unknown to it. A person
+who has read the code settles each one:
+
+* ``[[confirmed]]``: one occurrence (``path`` and ``line``), the API it really is (``api``, a name the
+  scanner's category table knows, ending in the candidate's method name), the lesson that reads that line
+  (``lesson``, a docname whose ``slime-source`` or ``{slime}`` citations cover the line) and the
+  ``evidence`` (where the receiver's type comes from);
+* ``[[left]]``: candidates that stay candidates, selected by method-name globs (``names``) and/or path
+  prefixes (``paths``), with the ``reason``.
+
+A confirmation wins over a left rule; among left rules the first that matches gives the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from .scan.categories import category_of
+from .scan.records import Occurrence
+
+__all__ = [
+    "Confirmation",
+    "LeftRule",
+    "Notes",
+    "NotesError",
+    "Problem",
+    "Settled",
+    "parse_notes",
+    "settle",
+]
+
+
+class NotesError(ValueError):
+    """The notes file is not valid; ``line`` is the 1-based line of the problem when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """One ``[[confirmed]]`` entry: ``path``, ``line``, ``api``, ``lesson`` (docname), ``evidence`` and
+    ``at`` (the entry's line in the notes file)."""
+
+    path: str
+    line: int
+    api: str
+    lesson: str
+    evidence: str
+    at: int
+
+    @property
+    def method(self) -> str:
+        """The last component of ``api``: the method name the candidate must carry."""
+        return self.api.rpartition(".")[2]
+
+
+@dataclass(frozen=True)
+class LeftRule:
+    """One ``[[left]]`` entry: method-name globs ``names`` and path prefixes ``paths`` (an empty tuple
+    matches everything; at least one of the two is given), the ``reason``, and ``at`` (its line)."""
+
+    names: tuple[str, ...]
+    paths: tuple[str, ...]
+    reason: str
+    at: int
+
+    def matches(self, record: Occurrence) -> bool:
+        return ((not self.names or any(fnmatchcase(record.name, n) for n in self.names))
+                and (not self.paths or any(record.path.startswith(p) for p in self.paths)))
+
+
+@dataclass(frozen=True)
+class Notes:
+    """The parsed notes file."""
+
+    confirmed: tuple[Confirmation, ...] = ()
+    left: tuple[LeftRule, ...] = ()
+
+
+_CONFIRMED_KEYS = {"path", "line", "api", "lesson", "evidence"}
+_LEFT_KEYS = {"names", "paths", "reason"}
+
+
+def _table_lines(text: str) -> dict[str, list[int]]:
+    """Per array-of-tables name, the line of each ``[[name]]`` header, in order."""
+    lines: dict[str, list[int]] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        match = re.match(r"\s*\[\[\s*([A-Za-z_-]+)\s*\]\]", line)
+        if match:
+            lines.setdefault(match.group(1), []).append(n)
+    return lines
+
+
+def _text(table: dict, key: str, what: str, at: int) -> str:
+    value = table.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise NotesError(f"{what}: a non-empty string {key!r} is required", at)
+    return value.strip()
+
+
+def _strings(table: dict, key: str, what: str, at: int) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise NotesError(f"{what}: {key!r} must be a list of non-empty strings", at)
+    return tuple(v.strip() for v in value)
+
+
+def parse_notes(text: str) -> Notes:
+    """The entries of a notes file's text.
+
+    Format (TOML)::
+
+        [[confirmed]]
+        path = "slime_plugins/rollout_buffer/generator/base_generator.py"
+        line = 138
+        api = "multiprocessing.Queue.put"
+        lesson = "chapters/async/18-process-lifecycle"
+        evidence = "done_queue is the multiprocessing Queue made at line 193"
+
+        [[left]]
+        names = ["get"]                  # method-name globs; optional
+        paths = ["tools/"]               # path prefixes; optional (one of the two is required)
+        reason = "mapping lookups: the receivers are dicts"
+
+    Raises:
+        NotesError: not TOML, an unknown top-level key, or a malformed entry (with the entry's line).
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise NotesError(f"not valid TOML: {exc}", getattr(exc, "lineno", None)) from exc
+    unknown = sorted(set(data) - {"confirmed", "left"})
+    if unknown:
+        raise NotesError(f"unknown top-level key(s) {', '.join(unknown)}; use [[confirmed]] and [[left]] tables")
+    lines = _table_lines(text)
+    confirmed: list[Confirmation] = []
+    left: list[LeftRule] = []
+    for kind, keys in (("confirmed", _CONFIRMED_KEYS), ("left", _LEFT_KEYS)):
+        tables = data.get(kind, [])
+        if not isinstance(tables, list):
+            raise NotesError(f"{kind!r} must be an array of tables ([[{kind}]])")
+        for index, table in enumerate(tables):
+            at = lines.get(kind, [])[index] if index < len(lines.get(kind, [])) else 1
+            what = f"[[{kind}]] #{index + 1}"
+            extra = sorted(set(table) - keys)
+            if extra:
+                raise NotesError(f"{what}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(keys))}", at)
+            if kind == "confirmed":
+                line = table.get("line")
+                if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+                    raise NotesError(f"{what}: 'line' must be a positive integer", at)
+                confirmed.append(Confirmation(
+                    _text(table, "path", what, at), line, _text(table, "api", what, at),
+                    _text(table, "lesson", what, at).strip("/"), _text(table, "evidence", what, at), at))
+            else:
+                names, paths = _strings(table, "names", what, at), _strings(table, "paths", what, at)
+                if not names and not paths:
+                    raise NotesError(f"{what}: give 'names' or 'paths' (or both)", at)
+                left.append(LeftRule(names, paths, _text(table, "reason", what, at), at))
+    return Notes(tuple(confirmed), tuple(left))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A notes entry that does not hold: ``at`` (its line in the notes file) and the ``message``."""
+
+    at: int
+    message: str
+
+
+@dataclass
+class Settled:
+    """What :func:`settle` returns.
+
+    Attributes:
+        confirmed: ``(record, confirmation)`` for each candidate a valid confirmation settles, in scan order.
+        left: ``(record, rule)`` for each other candidate a left rule covers, in scan order.
+        open: candidates neither confirmed nor covered by a left rule.
+        problems: invalid confirmations and rules that settle nothing, by line in the notes file.
+    """
+
+    confirmed: list[tuple[Occurrence, Confirmation]] = field(default_factory=list)
+    left: list[tuple[Occurrence, LeftRule]] = field(default_factory=list)
+    open: list[Occurrence] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def by_reason(self) -> list[tuple[LeftRule, list[Occurrence]]]:
+        """The left candidates grouped by rule, in the rules' order."""
+        groups: dict[int, tuple[LeftRule, list[Occurrence]]] = {}
+        for record, rule in self.left:
+            groups.setdefault(rule.at, (rule, []))[1].append(record)
+        return [groups[at] for at in sorted(groups)]
+
+
+def _covers(runs: Iterable[Sequence[int]], line: int) -> bool:
+    return any(start <= line <= end for start, end in runs)
+
+
+def settle(records: Iterable[Occurrence], notes: Notes,
+           citations: Mapping[str, Iterable[tuple[str, Sequence[Sequence[int]]]]],
+           docs: Iterable[str]) -> Settled:
+    """Match the notes against the candidates of a scan.
+
+    Args:
+        records: scan records; only ``instance_candidate`` ones are settled.
+        notes: from :func:`parse_notes`.
+        citations: docname → ``(path, runs)`` per citation in it, ``runs`` being inclusive line ranges
+            (what ``slime-source`` and ``{slime}`` record on the environment).
+        docs: every docname of the book.
+    Returns:
+        A :class:`Settled`. A confirmation is a problem (and settles nothing) when no candidate is at its
+        path and line with its method name, when its ``api`` is not in the category table, when its lesson
+        is not a document, or when that lesson cites no range containing the line. Two confirmations of
+        one occurrence: the second is a problem. A left rule that covers no open candidate is a problem.
+    """
+    candidates = [r for r in records if r.kind == "instance_candidate"]
+    docs = set(docs)
+    by_place: dict[tuple[str, int], list[Occurrence]] = {}
+    for record in candidates:
+        by_place.setdefault((record.path, record.line), []).append(record)
+    result = Settled()
+    taken: dict[str, Confirmation] = {}
+    for conf in notes.confirmed:
+        where = f"{conf.path}:{conf.line}"
+        here = by_place.get((conf.path, conf.line), [])
+        record = next((r for r in here if r.name == conf.method and r.id not in taken), None)
+        if record is None:
+            if any(r.name == conf.method for r in here):
+                first = taken[next(r.id for r in here if r.name == conf.method)]
+                message = f"{where}: the candidate '{conf.method}' is already confirmed at line {first.at}"
+            else:
+                found = ", ".join(sorted({r.name for r in here})) or "none"
+                message = f"{where}: no instance candidate '{conf.method}' there at the pin (candidates there: {found})"
+            result.problems.append(Problem(conf.at, message))
+            continue
+        if category_of(conf.api) is None:
+            result.problems.append(Problem(conf.at, f"{where}: api {conf.api!r} is not a name the scanner's "
+                                                    "category table knows"))
+            continue
+        if conf.lesson not in docs:
+            result.problems.append(Problem(conf.at, f"{where}: lesson {conf.lesson!r} is not a document of the book"))
+            continue
+        if not any(path == conf.path and _covers(runs, conf.line) for path, runs in citations.get(conf.lesson, ())):
+            result.problems.append(Problem(conf.at, f"{where}: lesson {conf.lesson!r} cites no range of "
+                                                    f"{conf.path} containing line {conf.line}"))
+            continue
+        taken[record.id] = conf
+    rules_used: set[int] = set()
+    for record in candidates:
+        if record.id in taken:
+            result.confirmed.append((record, taken[record.id]))
+            continue
+        rule = next((rule for rule in notes.left if rule.matches(record)), None)
+        if rule is None:
+            result.open.append(record)
+        else:
+            rules_used.add(rule.at)
+            result.left.append((record, rule))
+    for rule in notes.left:
+        if rule.at not in rules_used:
+            result.problems.append(Problem(rule.at, "this [[left]] rule covers no candidate that is not already "
+                                                    "confirmed or covered by an earlier rule"))
+    result.problems.sort(key=lambda p: p.at)
+    return result

@@ -1,0 +1,100 @@
+"""The candidates gate: every instance candidate is confirmed by a lesson that reads it, or left with a reason.
+
+The notes file (``slimebook_candidate_notes``, default ``sources/candidate-notes.toml``; format in
+:func:`slimebook.candidates.parse_notes`) is matched against the scan's ``instance_candidate`` records and
+the citations the lessons recorded (:mod:`.source`) by :func:`slimebook.candidates.settle`. After all
+documents are read (``env-check-consistency``) the gate warns, so ``-W`` fails:
+
+* at the entry's line, for a confirmation that does not hold (no such candidate, an API the category table
+  does not know, a lesson that is not a document or does not cite the line) and for a left rule that
+  covers nothing;
+* at line 1 of the file, once per candidate that is neither confirmed nor covered by a left rule;
+* at the file, for a notes file that is not valid.
+
+Without a notes file the gate is off. The candidates page (:mod:`.usagepages`) shows the counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+
+from ..candidates import Notes, NotesError, Settled, parse_notes, settle
+from .diagnostics import SlimebookWarning, warn
+from .usage import get_scan
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["NotesFile", "book_settled", "load_notes_file"]
+
+
+@dataclass(frozen=True)
+class NotesFile:
+    """The notes file as read: ``path`` (None when the option is empty), ``exists``, ``notes``, ``text``,
+    ``error`` (a :class:`NotesError` when the file is invalid)."""
+
+    path: Path | None
+    exists: bool
+    notes: Notes = Notes()
+    text: str = ""
+    error: NotesError | None = None
+
+
+def load_notes_file(app: Sphinx) -> NotesFile:
+    """Read ``slimebook_candidate_notes`` (relative to the configuration directory)."""
+    value = app.config.slimebook_candidate_notes
+    if not value:
+        return NotesFile(None, False)
+    path = Path(app.confdir, value)
+    if not path.is_file():
+        return NotesFile(path, False)
+    text = path.read_text(encoding="utf-8")
+    try:
+        return NotesFile(path, True, parse_notes(text), text)
+    except NotesError as exc:
+        return NotesFile(path, True, text=text, error=exc)
+
+
+def _citations(env: BuildEnvironment) -> dict[str, list[tuple[str, list]]]:
+    cited = env.__dict__.get("slimebook_citations", {})
+    return {docname: [(c["path"], c["runs"]) for c in items] for docname, items in cited.items()}
+
+
+def book_settled(app: Sphinx, notes: NotesFile | None = None) -> Settled:
+    """The candidates of the pin, settled by the notes file against the lessons' citations."""
+    notes = notes or load_notes_file(app)
+    env = app.env
+    return settle(get_scan(env).records, notes.notes, _citations(env), env.all_docs)
+
+
+def _where(path: Path, line: int | None = None) -> str:
+    return f"{path}:{line}" if line else str(path)
+
+
+def _check(app: Sphinx, env: BuildEnvironment) -> None:
+    """``env-check-consistency``: the gate (see the module docstring)."""
+    notes = load_notes_file(app)
+    if notes.path is None or not notes.exists:
+        return
+    if notes.error is not None:
+        warn(env, SlimebookWarning.CANDIDATES, "candidate notes: %s", notes.error,
+             location=_where(notes.path, notes.error.line))
+        return
+    result = book_settled(app, notes)
+    for problem in result.problems:
+        warn(env, SlimebookWarning.CANDIDATES, "candidate notes: %s", problem.message,
+             location=_where(notes.path, problem.at))
+    for record in result.open:
+        warn(env, SlimebookWarning.CANDIDATES, "candidate notes: %s:%d '%s' (%s) is neither confirmed nor left with "
+             "a reason; add a [[confirmed]] entry or a [[left]] rule here", record.path, record.line, record.name,
+             record.id, location=_where(notes.path, 1))
+
+
+def setup(app: Sphinx) -> None:
+    """Register the notes option and the gate."""
+    app.add_config_value("slimebook_candidate_notes", "sources/candidate-notes.toml", "env", types=[str])
+    app.connect("env-check-consistency", _check)

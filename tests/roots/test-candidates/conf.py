@@ -1,0 +1,4 @@
+extensions = ["myst_parser", "slimebook"]
+slimebook_lock = "sources.toml"  # written by the test: it points at a repository the test builds
+slimebook_candidate_notes = "candidate-notes.toml"
+exclude_patterns = ["_build"]
