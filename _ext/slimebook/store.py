@@ -23,6 +23,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from .lines import split_lines
 from .lock import SourceLock
@@ -35,6 +36,7 @@ __all__ = [
     "SourceError",
     "SourcePathError",
     "SourceStore",
+    "Store",
     "TreeEntry",
     "cache_root",
 ]
@@ -73,6 +75,31 @@ class TreeEntry:
     mode: str
     type: str
     oid: str
+
+
+class Store(Protocol):
+    """What the readers need of a store: one pinned commit, read-only (:class:`SourceStore` is the one we ship).
+
+    Readers (excerpts, symbol ranges, the scanner, snapshots, the repository map) and the Sphinx layer take a
+    ``Store``; a test may pass any object with these members. Every method raises :class:`SourceError`
+    subclasses as :class:`SourceStore` documents them.
+    """
+
+    lock: SourceLock
+
+    def tree(self) -> dict[str, TreeEntry]: ...
+
+    def files(self, suffix: str = "") -> list[str]: ...
+
+    def resolve(self, path: str) -> str: ...
+
+    def blob_id(self, path: str) -> str: ...
+
+    def read_bytes(self, path: str) -> bytes: ...
+
+    def read_text(self, path: str) -> str: ...
+
+    def read_lines(self, path: str) -> list[str]: ...
 
 
 def cache_root() -> Path:

@@ -28,7 +28,7 @@ from sphinx.environment import BuildEnvironment
 
 from ..snapshots import snapshot_pagename
 from .anchors import is_stable
-from .coverage import reading_order
+from .context import reading_order
 
 __all__ = ["Backlink", "backlinks", "decorate", "setup", "stamp"]
 

@@ -17,7 +17,7 @@ from sphinx.util.docutils import SphinxRole
 from ..store import SourceError
 from ..usage import FigureError
 from .diagnostics import SlimebookWarning, warn
-from .usage import get_figures, note_scan_use
+from .scancache import get_figures, note_scan_use
 
 logger = logging.getLogger(__name__)
 

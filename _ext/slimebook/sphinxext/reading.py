@@ -47,11 +47,12 @@ from ..excerpt import ExcerptError, read_excerpt
 from ..repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
 from ..scan.categories import CATEGORIES
 from ..snapshots import snapshot_pagename
+from .context import builds_pages, get_store, lock_path
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
-from .snapshot import builds_pages
-from .source import get_store
-from .usage import category_page, get_scan, note_scan_use, scroll, usage_nodes
+from .pages import GeneratedPage
+from .scancache import get_scan, note_scan_use
+from .usagetables import category_page, scroll, usage_nodes
 
 logger = logging.getLogger(__name__)
 
@@ -400,7 +401,7 @@ class RepoMap(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         store = get_store(self.env)
-        self.env.note_dependency(str(self.env.slimebook_lock_path))
+        self.env.note_dependency(str(lock_path(self.env)))
         expand = (self.options.get("expand") or "").split()
         try:
             rows = repo_map(store, expand)
@@ -552,9 +553,7 @@ def _dir_records(records: list, key: str) -> list:
 
 
 def _dir_page_body(app: Sphinx, key: str, records: list) -> str:
-    from .usagepages import _Page  # the usage pages' link and table helpers, shared
-
-    page = _Page(app, dir_page(key))
+    page = GeneratedPage(app, dir_page(key))
     where = "根目录下直接的文件" if key == ROOT_FILES else (
         f"{key[:-2]}/ 下直接的文件" if key.endswith("/" + ROOT_FILES) else f"{key}/")
     section = nodes.section(ids=["slimebook-usage-dir"])

@@ -24,7 +24,7 @@ from sphinx.environment import BuildEnvironment
 
 from ..drift import Cited, Drift, DriftChecker, Status, summarize
 from ..store import SourceError, SourceStore
-from .source import get_store
+from .context import builds_pages, get_store, reading_order
 
 __all__ = ["LABEL", "PAGENAME", "setup"]
 
@@ -59,24 +59,11 @@ def _register_label(app: Sphinx, env: BuildEnvironment) -> None:
     std.labels[LABEL] = (PAGENAME, "", TITLE)  # type: ignore[attr-defined]
 
 
-def _reading_order(env: BuildEnvironment) -> dict[str, int]:
-    """Docname → position in the book's reading order (a walk of the toctrees from the root)."""
-    order: dict[str, int] = {}
-    stack = [env.config.root_doc]
-    while stack:
-        docname = stack.pop()
-        if docname in order:
-            continue
-        order[docname] = len(order)
-        stack.extend(reversed(env.toctree_includes.get(docname, [])))
-    return order
-
-
 def _records(env: BuildEnvironment) -> list[dict[str, Any]]:
     """Every recorded citation, in reading order (documents outside the toctrees last), then by line."""
     citations = env.__dict__.get("slimebook_citations", {})
     records = [r for docname in citations if docname in env.all_docs for r in citations[docname]]
-    order = _reading_order(env)
+    order = {docname: n for n, docname in enumerate(reading_order(env))}
     return sorted(records, key=lambda r: (order.get(r["docname"], len(order)), r["docname"], r["lineno"]))
 
 
@@ -199,7 +186,7 @@ def _render(app: Sphinx) -> str:
 
 
 def _collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    if app.builder.name == "singlehtml" or app.builder.name.startswith("epub"):
+    if not builds_pages(app):
         return
     yield PAGENAME, {"title": TITLE, "body": _render(app), "parents": []}, "page.html"
 
