@@ -174,35 +174,15 @@ def decorate(app: Sphinx, path: str, fragment: str) -> str:
     return "\n".join(out) + marked
 
 
+#: Styles of the back-links: a static file, ``static/`` beside this module.
 CSS_FILE = "slimebook-backlinks.css"
-CSS = """\
-/* slimebook back-links on snapshot pages: written by slimebook.sphinxext.backlinks */
-.slime-backlinks { font-size: 0.9em; margin: 0.5em 0 1em; }
-.slime-backlinks ul { margin: 0.2em 0; }
-/* zero width: the mark sits in the gutter and never shifts the code */
-a.slime-cited-mark { display: inline-block; width: 0; text-decoration: none; }
-a.slime-cited-mark::before { content: "◆"; position: relative; left: -0.8em; color: #2f9e6e; font-size: 0.65em; }
-.slime-backlinks li:target { background: rgba(255, 200, 0, 0.25); }
-"""
 
 
 def _reset(app: Sphinx, env: BuildEnvironment) -> None:
     app.__dict__.pop(_CACHE, None)
 
 
-def _write_css(app: Sphinx, exc: Exception | None) -> None:
-    from pathlib import Path
-
-    from ..atomicio import atomic_write
-
-    if exc is None and app.builder.format == "html":
-        target = Path(app.outdir, "_static", CSS_FILE)
-        if not target.exists() or target.read_text(encoding="utf-8") != CSS:
-            atomic_write(target, CSS)
-
-
 def setup(app: Sphinx) -> None:
     """Forget the back-links when the environment changes; ship the styles."""
     app.connect("env-updated", _reset)
     app.add_css_file(CSS_FILE)
-    app.connect("build-finished", _write_css)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -41,7 +40,6 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..atomicio import atomic_write
 from ..citations import parse_role_text
 from ..excerpt import ExcerptError, read_excerpt
 from ..repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
@@ -617,40 +615,13 @@ def _resolve_paths(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         node["code"] = code
 
 
-#: Styles of the entry boxes, the tables and the heat map, written to ``_static/`` of HTML output.
+#: Styles of the entry boxes, the tables and the heat map: a static file, ``static/`` beside this module.
 CSS_FILE = "slimebook-reading.css"
-CSS = """\
-/* slimebook reading order and repository map: written by slimebook.sphinxext.reading */
-.admonition.reading-entry { border-left-color: #2f9e6e; }
-.admonition.reading-entry > .admonition-title { background: rgba(47, 158, 110, 0.1); }
-.reading-entry-fields { margin: 0.3em 0; }
-table.reading-order-table, table.repo-map, table.repo-heatmap { font-size: 0.85em; }
-table.reading-order-table td, table.repo-map td, table.repo-heatmap td { padding: 0.15em 0.5em; vertical-align: top; }
-table.reading-order-table td p, table.repo-map td p, table.repo-heatmap td p { margin: 0; }
-table.repo-map td:nth-child(2), table.repo-map td:nth-child(3) { text-align: right; white-space: nowrap; }
-table.repo-map th, table.repo-heatmap th { white-space: nowrap; }
-table.repo-map td:first-child, table.repo-heatmap td:first-child { white-space: nowrap; }
-table.repo-map tr.repo-map-depth-0 td:first-child code { font-weight: 600; }
-table.repo-heatmap td { text-align: center; }
-table.repo-heatmap td.repo-heat-1 { background: rgba(230, 120, 30, 0.12); }
-table.repo-heatmap td.repo-heat-2 { background: rgba(230, 120, 30, 0.28); }
-table.repo-heatmap td.repo-heat-3 { background: rgba(230, 120, 30, 0.48); }
-table.repo-heatmap td.repo-heat-4 { background: rgba(230, 120, 30, 0.7); }
-p.reading-path-caption { font-style: italic; text-align: center; }
-"""
-
-
-def _write_css(app: Sphinx, exc: Exception | None) -> None:
-    if exc is None and app.builder.format == "html":
-        target = Path(app.outdir, "_static", CSS_FILE)
-        if not target.exists() or target.read_text(encoding="utf-8") != CSS:
-            atomic_write(target, CSS)
 
 
 def setup(app: Sphinx) -> None:
     """Register the directives, their nodes and hooks."""
     app.add_css_file(CSS_FILE)
-    app.connect("build-finished", _write_css)
     app.add_node(reading_entry, html=(_visit_entry, _depart_entry), latex=(_visit_entry, _depart_entry),
                  text=(_visit_entry, _depart_entry))
     app.add_directive("reading-entry", ReadingEntry)
