@@ -34,7 +34,8 @@ import libcst as cst
 from ..lines import LINE_BREAK
 from .categories import BUILTINS, category_of
 from .imports import import_target
-from .visitor import STRING_PATTERN, FileScan, RawRecord, deep_recursion, scan_module
+from .records import RawRecord
+from .visitor import STRING_PATTERN, FileScan, deep_recursion, scan_module
 
 __all__ = [
     "Block", "Token", "fenced_python_blocks", "repair", "scan_block", "scan_markdown", "token_records", "tokenize",
@@ -300,7 +301,7 @@ def _parse_variants(code: str) -> tuple[cst.Module, str, bool, list[int], str] |
 def _map_back(records: list[RawRecord], wrapped: bool, shifts: list[int]) -> list[RawRecord]:
     out = []
     for rec in records:
-        line, col, end_line, end_col, scope = rec[0], rec[1], rec[2], rec[3], rec[4]
+        line, col, end_line, end_col, scope = rec.line, rec.col, rec.end_line, rec.end_col, rec.scope
         if wrapped:
             if line == 1:
                 continue  # the wrapper's own header
@@ -310,7 +311,7 @@ def _map_back(records: list[RawRecord], wrapped: bool, shifts: list[int]) -> lis
         if shifts:
             col += shifts[line - 1] if line - 1 < len(shifts) else 0
             end_col += shifts[end_line - 1] if end_line - 1 < len(shifts) else 0
-        out.append((line, max(col, 0), end_line, max(end_col, 0), scope, *rec[5:]))
+        out.append(rec._replace(line=line, col=max(col, 0), end_line=end_line, end_col=max(end_col, 0), scope=scope))
     return out
 
 
@@ -386,7 +387,7 @@ def _scan_block(code: str) -> tuple[list[RawRecord], str]:
         records = []
     for start, end in failed:
         records += token_records("\n".join(lines[start:end]), imports, line_offset=start)
-    records.sort(key=lambda r: (r[0], r[1], r[2], r[3], r[5], r[6]))
+    records.sort(key=lambda r: (r.line, r.col, r.end_line, r.end_col, r.kind, r.name))
     return _fill_code(records, code), "tokens" if failed else "repaired"
 
 
@@ -400,9 +401,10 @@ def _fill_code(records: list[RawRecord], code: str) -> list[RawRecord]:
     lines = code.split("\n")
     out = []
     for r in records:
-        end_line = min(r[2], len(lines))
-        end_col = min(r[3], len(lines[end_line - 1])) if end_line >= 1 else r[3]
-        out.append((r[0], r[1], end_line, end_col, *r[4:9], lines[r[0] - 1] if r[0] - 1 < len(lines) else ""))
+        end_line = min(r.end_line, len(lines))
+        end_col = min(r.end_col, len(lines[end_line - 1])) if end_line >= 1 else r.end_col
+        out.append(r._replace(end_line=end_line, end_col=end_col,
+                              code=lines[r.line - 1] if r.line - 1 < len(lines) else ""))
     return out
 
 
@@ -426,8 +428,8 @@ def token_records(text: str, imports: dict[str, str], line_offset: int = 0) -> l
 
     def add(start: Token, end: Token, kind: str, name: str, category: str, where: str | None = None) -> None:
         end_line, end_col = end.end
-        out.append((start.line + line_offset, start.col, end_line + line_offset, end_col, where or scope(),
-                    kind, name, category, "token_fallback", ""))
+        out.append(RawRecord(start.line + line_offset, start.col, end_line + line_offset, end_col, where or scope(),
+                             kind, name, category, "token_fallback", ""))
 
     for line in _logical_lines(tokenize(text)):
         indent = line[0].col
@@ -457,8 +459,8 @@ def token_records(text: str, imports: dict[str, str], line_offset: int = 0) -> l
                 add(token, token, "syntax", "await", "syntax")
             elif token.text == "yield" and stack and stack[-1][2]:
                 first = out[stack[-1][3]]
-                if not any(r[6] == "async_generator" and r[4] == stack[-1][1] for r in out):
-                    out.append((*first[:6], "async_generator", *first[7:]))
+                if not any(r.name == "async_generator" and r.scope == stack[-1][1] for r in out):
+                    out.append(first._replace(name="async_generator"))
             elif token.kind == "name" and (index == 0 or texts[index - 1] != "."):
                 end = index
                 while end + 2 < len(line) and texts[end + 1] == "." and line[end + 2].kind == "name":
@@ -536,10 +538,11 @@ def scan_markdown(data: bytes | str) -> FileScan:
         if order[block_status] > order[status]:
             status = block_status
         for rec in found:
-            line, end_line = rec[0], rec[2]
-            col = rec[1] + block.removed[line - 1] if line - 1 < len(block.removed) else rec[1]
-            end_col = rec[3] + block.removed[end_line - 1] if end_line - 1 < len(block.removed) else rec[3]
+            line, end_line = rec.line, rec.end_line
+            col = rec.col + block.removed[line - 1] if line - 1 < len(block.removed) else rec.col
+            end_col = rec.end_col + block.removed[end_line - 1] if end_line - 1 < len(block.removed) else rec.end_col
             md_line = block.first_line + line - 1
-            records.append((md_line, col, block.first_line + end_line - 1, end_col, *rec[4:9],
-                            md_lines[md_line - 1] if md_line - 1 < len(md_lines) else ""))
+            records.append(rec._replace(line=md_line, col=col, end_line=block.first_line + end_line - 1,
+                                        end_col=end_col,
+                                        code=md_lines[md_line - 1] if md_line - 1 < len(md_lines) else ""))
     return FileScan(records=records, status=status, blocks=len(blocks))
