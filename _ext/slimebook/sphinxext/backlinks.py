@@ -29,6 +29,7 @@ from sphinx.environment import BuildEnvironment
 from ..snapshots import snapshot_pagename
 from .anchors import is_stable
 from .context import reading_order
+from .envrecords import citations as env_citations
 
 __all__ = ["Backlink", "backlinks", "decorate", "setup", "stamp"]
 
@@ -79,7 +80,7 @@ def backlinks(app: Sphinx) -> dict[str, list[Backlink]]:
     if cached is not None:
         return cached
     env = app.env
-    citations = env.__dict__.get("slimebook_citations", {})
+    citations = env_citations(env)
     order = {docname: n for n, docname in enumerate(reading_order(env))}
     result: dict[str, list[Backlink]] = defaultdict(list)
     for docname in sorted(citations, key=lambda d: (order.get(d, len(order)), d)):

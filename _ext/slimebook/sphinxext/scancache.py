@@ -21,6 +21,7 @@ from ..scan import ScanResult, scan_store, scanner_version
 from ..usage import Figures
 from .context import get_store, lock_path
 from .envdata import doc_data, keep_per_doc
+from .envrecords import UsageDocRecord
 from .snapshot import add_snapshot_paths
 
 logger = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ def scan_at_start(app: Sphinx) -> None:
 # -- environment bookkeeping -------------------------------------------------------------------------------
 def note_scan_use(env: BuildEnvironment, lessons: Iterable[str] = ()) -> None:
     """Record that the current document is built from the scan (and from these lessons' declarations)."""
-    docs = doc_data(env, "slimebook_usage_docs")
+    docs: dict[str, UsageDocRecord] = doc_data(env, "slimebook_usage_docs")
     info = docs.setdefault(env.docname, {"scan": scan_key(env), "lessons": []})
     info["lessons"] = sorted(set(info["lessons"]) | set(lessons))
     env.note_dependency(str(lock_path(env)))

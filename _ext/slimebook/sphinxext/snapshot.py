@@ -31,6 +31,7 @@ from ..store import SourceContentError, SourceError
 from . import backlinks
 from .context import builds_pages, get_store, page_stamp_base
 from .diagnostics import SlimebookWarning, warn
+from .envrecords import citations
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ def snapshot_paths(app: Sphinx) -> list[str]:
     store = get_store(env)
     wanted = set(store.files(".py"))
     wanted.update(app.__dict__.get("slimebook_snapshot_paths", set()))
-    for records in env.__dict__.get("slimebook_citations", {}).values():
+    for records in citations(env).values():
         wanted.update(record["path"] for record in records)
     return sorted(wanted)
 

@@ -30,6 +30,7 @@ from ..lock import SourceLock
 from .context import builds_pages, get_store, lock_path
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
+from .envrecords import CitationRecord
 from .snapshot import make_snapshot_ref, snapshot_link
 
 logger = logging.getLogger(__name__)
@@ -77,9 +78,9 @@ def _language_for(suffix: str) -> str:
 
 # -- citations kept on the environment ----------------------------------------------------------------
 def _record(env: BuildEnvironment, lineno: int, kind: str, excerpt: Excerpt, spec: dict[str, Any]) -> None:
-    citations = doc_data(env, "slimebook_citations")
+    citations: dict[str, list[CitationRecord]] = doc_data(env, "slimebook_citations")
     citations.setdefault(env.docname, []).append(
-        {
+        {  # type: ignore[typeddict-item]  # spec holds the options as written: lines, pyobject
             "docname": env.docname,
             "lineno": lineno,
             "kind": kind,

@@ -25,6 +25,8 @@ from sphinx.environment import BuildEnvironment
 from ..drift import Cited, Drift, DriftChecker, Status, summarize
 from ..store import SourceError, SourceStore
 from .context import builds_pages, get_store, reading_order
+from .envrecords import CitationRecord
+from .envrecords import citations as env_citations
 
 __all__ = ["LABEL", "PAGENAME", "setup"]
 
@@ -59,15 +61,15 @@ def _register_label(app: Sphinx, env: BuildEnvironment) -> None:
     std.labels[LABEL] = (PAGENAME, "", TITLE)  # type: ignore[attr-defined]
 
 
-def _records(env: BuildEnvironment) -> list[dict[str, Any]]:
+def _records(env: BuildEnvironment) -> list[CitationRecord]:
     """Every recorded citation, in reading order (documents outside the toctrees last), then by line."""
-    citations = env.__dict__.get("slimebook_citations", {})
+    citations = env_citations(env)
     records = [r for docname in citations if docname in env.all_docs for r in citations[docname]]
     order = {docname: n for n, docname in enumerate(reading_order(env))}
     return sorted(records, key=lambda r: (order.get(r["docname"], len(order)), r["docname"], r["lineno"]))
 
 
-def _compare(store: SourceStore, records: list[dict[str, Any]]) -> tuple[str, list[Drift | None]]:
+def _compare(store: SourceStore, records: list[CitationRecord]) -> tuple[str, list[Drift | None]]:
     """A sentence about the previous pin and one drift per record (None when not compared)."""
     lock = store.lock
     previous = lock.previous_commit
@@ -121,7 +123,7 @@ def _runs(runs: Any) -> str:
     return ", ".join(f"L{a}" if a == b else f"L{a}–L{b}" for a, b in runs)
 
 
-def _selection(record: dict[str, Any]) -> str:
+def _selection(record: CitationRecord | dict[str, Any]) -> str:
     path = f"<code>{_breakable(record['path'])}</code>"
     if record.get("pyobject"):
         return f"{path} <code>{html.escape(record['pyobject'])}</code>"
