@@ -406,6 +406,19 @@ class RepoMap(SphinxDirective):
         except RepoMapError as exc:
             _warn(self, f"repo-map: :expand: {exc}", _option_line(self, "expand"))
             return []
+        roles = self._roles()
+        self._check_roles(rows, roles, store.lock.short, expand)
+        top = [row for row in rows if row.depth == 0]
+        total_files, total_lines = sum(r.files for r in top), sum(r.lines for r in top)
+        wrapper = nodes.container(classes=["table-wrapper", "repo-map-wrapper"])
+        wrapper += self._table(rows, roles)
+        summary = nodes.paragraph(classes=["repo-map-summary"])
+        summary += nodes.Text(f"构建时读取 {store.lock.name} 固定提交 {store.lock.short} 的 git 树：共 {total_files} "
+                              f"个文件、{total_lines:,} 行文本。每一层的数字相加等于上一层。")
+        return [summary, wrapper, self._heatmap(rows)]
+
+    def _roles(self) -> dict[str, tuple[str, int]]:
+        """The content's ``key: role`` lines: key → (role text, source line); malformed lines are warned."""
         roles: dict[str, tuple[str, int]] = {}
         for offset, raw in enumerate(self.content):
             lineno = _content_line(self, offset)
@@ -419,20 +432,27 @@ class RepoMap(SphinxDirective):
             if key in roles:
                 _warn(self, f"repo-map: {key!r} has two roles (first at line {roles[key][1]})", lineno)
             roles[key] = (text.strip(), lineno)
+        return roles
+
+    def _check_roles(self, rows: list[DirRow], roles: dict[str, tuple[str, int]], short: str,
+                     expand: list[str]) -> None:
+        """Warn about a role for no row, and a row without a role."""
         keys = {row.key for row in rows}
         for key, (_, lineno) in roles.items():
             if key not in keys:
-                _warn(self, f"repo-map: {key!r} is not a row of the map at {store.lock.short} "
+                _warn(self, f"repo-map: {key!r} is not a row of the map at {short} "
                             f"(rows: top-level directories, subdirectories of {' '.join(expand) or 'nothing'}, "
                             "and '*' rows for files lying directly in a directory)", lineno)
         for row in rows:
             if row.key not in roles:
-                _warn(self, f"repo-map: the directory row {row.key!r} ({row.files} files at {store.lock.short}) "
+                _warn(self, f"repo-map: the directory row {row.key!r} ({row.files} files at {short}) "
                             "has no role; add a line 'path: role' to the directive")
+
+    def _table(self, rows: list[DirRow], roles: dict[str, tuple[str, int]]) -> nodes.table:
+        """The directory table: one row per :class:`DirRow`, its role parsed as inline markup, then the totals."""
         top = [row for row in rows if row.depth == 0]
         total_files, total_lines = sum(r.files for r in top), sum(r.lines for r in top)
         total_skipped = sum(r.skipped for r in top)
-
         headers = ["目录", "文件", "行", "作用"]
         table = nodes.table(classes=["colwidths-auto", "repo-map"])
         group = nodes.tgroup(cols=len(headers))
@@ -467,12 +487,10 @@ class RepoMap(SphinxDirective):
         total += _text_cell(nodes.Text(f"{total_skipped} 个条目不计行数（二进制文件或符号链接）"))
         body += total
         group += body
-        wrapper = nodes.container(classes=["table-wrapper", "repo-map-wrapper"])
-        wrapper += table
-        summary = nodes.paragraph(classes=["repo-map-summary"])
-        summary += nodes.Text(f"构建时读取 {store.lock.name} 固定提交 {store.lock.short} 的 git 树：共 {total_files} "
-                              f"个文件、{total_lines:,} 行文本。每一层的数字相加等于上一层。")
+        return table
 
+    def _heatmap(self, rows: list[DirRow]) -> repo_heatmap:
+        """The heat map placeholder: records per category under each row (resolved at ``doctree-resolved``)."""
         note_scan_use(self.env)
         records = get_scan(self.env).records
         categories = [c for c in CATEGORIES if any(r.category == c for r in records)]
@@ -483,7 +501,7 @@ class RepoMap(SphinxDirective):
         doc_data(self.env, "slimebook_repomap_rows")[self.env.docname] = [row.key for row in rows]
         heat = repo_heatmap(rows=heat_rows, categories=categories)
         self.set_source_info(heat)
-        return [summary, wrapper, heat]
+        return heat
 
 
 def _heat_level(count: int, peak: int) -> int:

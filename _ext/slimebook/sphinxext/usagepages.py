@@ -23,7 +23,7 @@ import hashlib
 import io
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,9 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..atomicio import atomic_write
-from ..scan import write_json, write_tsv
+from ..scan import ScanResult, write_json, write_tsv
 from ..scan.categories import CATEGORIES
-from ..scan.records import KINDS
+from ..scan.records import KINDS, Occurrence
 from ..snapshots import snapshot_pagename
 from ..usage import API_KINDS, Coverage, category_members, key_of, name_anchor
 from .context import builds_pages, page_stamp_base
@@ -99,50 +99,66 @@ def _code(text: str) -> nodes.literal:
 def _overview(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
     page = GeneratedPage(app, OVERVIEW_PAGE)
     result = get_scan(app.env)
-    lock = page.render.lock
-    records = result.records
-    by_cat = Counter(r.category for r in records)
-    both = Counter((r.category, r.kind) for r in records)
-    by_kind = Counter(r.kind for r in records)
-    sources = Counter(f.source for f in result.files)
-    blocks = sum(f.blocks or 0 for f in result.files)
-    api_names = {r.name for r in records if r.kind in API_KINDS and r.kind != "syntax"}
-    syntax_kinds = {r.name for r in records if r.kind == "syntax"}
-    with_records = {r.path for r in records}
-
     section = make_section("slimebook-usage", "用法索引")
     section += make_para(
         "用法索引列出固定提交中 Slime 使用并发 API 和 async 语法的每一处位置：扫描器（libcst）读取每个 ",
         _code(".py"), " 文件和每个 Markdown 文件里的 Python 代码块，按 19 个类别记录每一次导入、调用、引用、"
         "方法调用和 async 语法。每个位置都链接到该行的快照页（离线可读）和上游的永久链接；书中用 ",
         _code("usage-index"), " 指令引用其中一部分。")
-    facts = nodes.bullet_list()
-    for item in (
+    section += _bullets(_overview_facts(page, result))
+    section += _bullets(_overview_links(page, cov))
+    section += _overview_counts(page, result.records)
+    if result.errors:
+        section += _overview_errors(page, result)
+    return page.html(section)
+
+
+def _bullets(items: list[nodes.paragraph]) -> nodes.bullet_list:
+    bullets = nodes.bullet_list()
+    for item in items:
+        bullets += nodes.list_item("", item)
+    return bullets
+
+
+def _overview_facts(page: GeneratedPage, result: ScanResult) -> list[nodes.paragraph]:
+    """The pin, the scanner, and what the scan read and found."""
+    lock, records = page.render.lock, result.records
+    sources = Counter(f.source for f in result.files)
+    blocks = sum(f.blocks or 0 for f in result.files)
+    api_names = {r.name for r in records if r.kind in API_KINDS and r.kind != "syntax"}
+    syntax_kinds = {r.name for r in records if r.kind == "syntax"}
+    with_records = {r.path for r in records}
+    return [
         make_para("固定提交：", _code(lock.commit), f"（{lock.name}，{lock.url}，{lock.license}）"),
         make_para("扫描器版本：", _code(result.version), f"，记录模式版本 {result.schema_version}"),
         make_para(f"扫描的文件：{len(result.files)} 个（{sources['code']} 个 .py 文件，{sources['doc']} 个 Markdown "
-              f"文件，其中 {blocks} 个 Python 代码块），其中 {len(with_records)} 个文件有记录"),
+                  f"文件，其中 {blocks} 个 Python 代码块），其中 {len(with_records)} 个文件有记录"),
         make_para(f"记录：{len(records)} 条（来自文档 {sum(r.source == 'doc' for r in records)} 条）；"
-              f"不同的 API 名称 {len(api_names)} 个，async 语法 {len(syntax_kinds)} 种"),
+                  f"不同的 API 名称 {len(api_names)} 个，async 语法 {len(syntax_kinds)} 种"),
         make_para(f"解析失败的文件：{len(result.errors)} 个"),
-    ):
-        facts += nodes.list_item("", item)
-    section += facts
+    ]
 
-    links = nodes.bullet_list()
-    for item in (
+
+def _overview_links(page: GeneratedPage, cov: Coverage) -> list[nodes.paragraph]:
+    """Links to the other usage pages and the downloads."""
+    return [
         make_para(make_ref(page.uri(FILES_PAGE), "按文件的索引"), "：每个文件有多少处、属于哪些类别。"),
         make_para(make_ref(page.uri(category_page("candidates")), "候选"),
-              "：类型未知的接收者上、名字像并发 API 的方法调用。"),
+                  "：类型未知的接收者上、名字像并发 API 的方法调用。"),
         make_para(make_ref(page.uri(COVERAGE_PAGE), "课程覆盖表"),
-              f"：每个 API 名称和语法由哪一课讲解或为何豁免（已讲解 {len(cov.by_status('taught'))}，"
-              f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}）。"),
+                  f"：每个 API 名称和语法由哪一课讲解或为何豁免（已讲解 {len(cov.by_status('taught'))}，"
+                  f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}）。"),
         make_para("下载整份扫描结果：", make_ref(page.file_uri(JSON_FILE), _code("usage.json")), "、",
-              make_ref(page.file_uri(TSV_FILE), _code("usage.tsv")), "（字段说明见 JSON 的 ", _code("fields"), "）。"),
-    ):
-        links += nodes.list_item("", item)
-    section += links
+                  make_ref(page.file_uri(TSV_FILE), _code("usage.tsv")), "（字段说明见 JSON 的 ", _code("fields"),
+                  "）。"),
+    ]
 
+
+def _overview_counts(page: GeneratedPage, records: Sequence[Occurrence]) -> nodes.section:
+    """Records per category and kind, with totals."""
+    by_cat = Counter(r.category for r in records)
+    both = Counter((r.category, r.kind) for r in records)
+    by_kind = Counter(r.kind for r in records)
     counts = make_section("slimebook-usage-counts", "按类别和种类计数")
     kinds = [k for k in KINDS if by_kind[k]]
     rows: list[list[nodes.Node | str]] = []
@@ -152,21 +168,20 @@ def _overview(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
     rows.append([make_para(nodes.strong("合计", "合计")), *[str(by_kind[k]) for k in kinds], str(len(records))])
     # a kind's header may wrap between its Chinese name and its code name, and inside the code name after "_"
     headers = ["类别", *[make_para(_KIND_TEXT[k], " ", _code(k)) for k in kinds], "合计"]
-    counts += simple_table(headers, rows,
-                            ["slimebook-usage-counts"])
-    section += counts
+    counts += simple_table(headers, rows, ["slimebook-usage-counts"])
+    return counts
 
-    if result.errors:
-        errors = make_section("slimebook-usage-errors", "没有扫描成功的文件")
-        items = nodes.bullet_list()
-        for error in result.errors:
-            where = f"{error.path}:{error.line}" if error.line else error.path
-            items += nodes.list_item("", make_para(make_ref(page.uri(snapshot_pagename(error.path)) +
-                                                    (f"#L{error.line}" if error.line else ""), _code(where)),
-                                               f"：{error.message}"))
-        errors += items
-        section += errors
-    return page.html(section)
+
+def _overview_errors(page: GeneratedPage, result: ScanResult) -> nodes.section:
+    """The files the scanner could not read, each linked to its snapshot."""
+    errors = make_section("slimebook-usage-errors", "没有扫描成功的文件")
+    items = nodes.bullet_list()
+    for error in result.errors:
+        where = f"{error.path}:{error.line}" if error.line else error.path
+        uri = page.uri(snapshot_pagename(error.path)) + (f"#L{error.line}" if error.line else "")
+        items += nodes.list_item("", make_para(make_ref(uri, _code(where)), f"：{error.message}"))
+    errors += items
+    return errors
 
 
 def _category(app: Sphinx, category: str, cov: Coverage) -> str:
@@ -178,10 +193,10 @@ def _category(app: Sphinx, category: str, cov: Coverage) -> str:
     if members:
         section += make_para("类别表中属于这一类的名称（前缀）：", *interleave([_code(m) for m in members]), "。")
     section += make_para("回到", make_ref(page.uri(OVERVIEW_PAGE), "用法索引"), "，或看",
-                     make_ref(page.uri(COVERAGE_PAGE), "课程覆盖表"), "。")
+                         make_ref(page.uri(COVERAGE_PAGE), "课程覆盖表"), "。")
     if not records:
         section += make_para(f"固定提交 {page.render.lock.short} 中没有这一类的出现位置。",
-                         classes=["slimebook-usage-empty"])
+                             classes=["slimebook-usage-empty"])
         return page.html(section)
 
     groups: dict[str, list] = defaultdict(list)
@@ -225,8 +240,8 @@ def _files(app: Sphinx) -> str:
     section = make_section("slimebook-usage-files", "用法索引：按文件")
     scanned = [f for f in result.files if f.path in per_file]
     section += make_para(f"扫描的 {len(result.files)} 个文件中有 {len(scanned)} 个有记录（其余 "
-                     f"{len(result.files) - len(scanned)} 个没有）。文件名链接到它的快照页，类别链接到类别页。"
-                     "回到", make_ref(page.uri(OVERVIEW_PAGE), "用法索引"), "。")
+                         f"{len(result.files) - len(scanned)} 个没有）。文件名链接到它的快照页，类别链接到类别页。"
+                         "回到", make_ref(page.uri(OVERVIEW_PAGE), "用法索引"), "。")
     rows: list[list[nodes.Node | str]] = []
     for scanned_file in scanned:
         counts = per_file[scanned_file.path]
