@@ -15,7 +15,10 @@ from ..usage import CoverageRow
 from .context import get_store
 from .usagetables import Render, scroll
 
-__all__ = ["GeneratedPage", "interleave", "join_para", "make_para", "make_ref", "make_section", "simple_table"]
+__all__ = [
+    "GeneratedPage", "field", "interleave", "join_para", "make_para", "make_ref", "make_section", "simple_table",
+    "table_frame",
+]
 
 
 # -- small node builders (every generated page is built from these) ------------------------------------------
@@ -42,11 +45,13 @@ def make_section(ids: str, title: str | nodes.Node) -> nodes.section:
     return section
 
 
-def simple_table(headers: list[str | nodes.paragraph], rows: list[list[nodes.Node | str]], classes: list[str],
-                  wrap: tuple[int, ...] = ()) -> nodes.Element:
-    """A table whose cells wrap (see static/slimebook-usage.css); cells of the columns ``wrap`` (indexes) also get the
-    class ``slimebook-wrap``."""
-    table = nodes.table(classes=["colwidths-auto", "slimebook-usage-simple", *classes])
+def table_frame(headers: list[str | nodes.paragraph], classes: list[str]) -> tuple[nodes.table, nodes.tbody]:
+    """A table with ``classes``, one header row (a string header becomes a paragraph) and an empty body.
+
+    Returns:
+        ``(table, tbody)``: fill ``tbody`` with ``row`` nodes of ``len(headers)`` entries.
+    """
+    table = nodes.table(classes=classes)
     group = nodes.tgroup(cols=len(headers))
     table += group
     for _ in headers:
@@ -58,13 +63,31 @@ def simple_table(headers: list[str | nodes.paragraph], rows: list[list[nodes.Nod
     head += row
     group += head
     body = nodes.tbody()
+    group += body
+    return table, body
+
+
+def field(label: str, body: list[nodes.Node], messages: list[nodes.system_message]) -> nodes.field:
+    """A field ``label: body`` of a field list, the parser's ``messages`` after the body."""
+    item = nodes.field()
+    item += nodes.field_name(label, label)
+    para = nodes.paragraph()
+    para.extend(body)
+    item += nodes.field_body("", para, *messages)
+    return item
+
+
+def simple_table(headers: list[str | nodes.paragraph], rows: list[list[nodes.Node | str]], classes: list[str],
+                  wrap: tuple[int, ...] = ()) -> nodes.Element:
+    """A table whose cells wrap (see static/slimebook-usage.css); cells of the columns ``wrap`` (indexes) also get the
+    class ``slimebook-wrap``."""
+    table, body = table_frame(headers, ["colwidths-auto", "slimebook-usage-simple", *classes])
     for cells in rows:
         row = nodes.row()
         for index, cell in enumerate(cells):
             row += nodes.entry("", cell if isinstance(cell, nodes.Element) and not isinstance(cell, nodes.Inline)
                                else make_para(cell), classes=["slimebook-wrap"] if index in wrap else [])
         body += row
-    group += body
     return scroll(table, html=True)
 
 

@@ -48,7 +48,7 @@ from ..snapshots import snapshot_pagename
 from .context import builds_pages, get_store, lock_path
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
-from .pages import GeneratedPage
+from .pages import GeneratedPage, field, table_frame
 from .scancache import get_scan, note_scan_use
 from .usagetables import category_page, scroll, usage_nodes
 
@@ -174,12 +174,7 @@ class ReadingEntry(SphinxDirective):
                 body, messages = self.parse_inline(self.options[key], lineno=_option_line(self, key) - 1)
             else:
                 continue
-            field = nodes.field()
-            field += nodes.field_name(label, label)
-            para = nodes.paragraph()
-            para.extend(body)
-            field += nodes.field_body("", para, *messages)
-            fields += field
+            fields += field(label, body, messages)
         box += fields
         self.set_source_info(box)
         return [box]
@@ -217,9 +212,9 @@ def _role_label(text: str) -> str:
 def _field_copy(entry: reading_entry, key: str) -> list[nodes.Node]:
     """Copies of the inline nodes of the entry's field ``key`` (links stay pending until resolved)."""
     label = dict(ENTRY_FIELDS)[key]
-    for field in entry.findall(nodes.field):
-        if field[0].astext() == label:
-            return [child.deepcopy() for child in field[1][0].children]
+    for item in entry.findall(nodes.field):
+        if item[0].astext() == label:
+            return [child.deepcopy() for child in item[1][0].children]
     return []
 
 
@@ -240,19 +235,8 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
                  location=placeholder)
             placeholder.replace_self([])
             continue
-        headers = ["编号", "单元", "主题", "入口", "测试", "本书讲解", "固定提交缺少"]
-        table = nodes.table(classes=["colwidths-auto", "reading-order-table"])
-        group = nodes.tgroup(cols=len(headers))
-        table += group
-        for _ in headers:
-            group += nodes.colspec(colwidth=10)
-        head = nodes.thead()
-        row = nodes.row()
-        for header in headers:
-            row += _text_cell(nodes.Text(header))
-        head += row
-        group += head
-        body = nodes.tbody()
+        headers: list[str | nodes.paragraph] = ["编号", "单元", "主题", "入口", "测试", "本书讲解", "固定提交缺少"]
+        table, body = table_frame(headers, ["colwidths-auto", "reading-order-table"])
         for entry in entries:
             row = nodes.row()
             ref = nodes.reference("", "", internal=True, refid=f"reading-entry-{entry['number']}")
@@ -271,7 +255,6 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
             row += _text_cell(*(_field_copy(entry, "covered-by") or [nodes.Text("—")]))
             row += _text_cell(nodes.Text("是" if entry["lacks"] else "—"))
             body += row
-        group += body
         wrapper = nodes.container(classes=["table-wrapper"])
         wrapper += table
         placeholder.replace_self(wrapper)
@@ -453,19 +436,7 @@ class RepoMap(SphinxDirective):
         top = [row for row in rows if row.depth == 0]
         total_files, total_lines = sum(r.files for r in top), sum(r.lines for r in top)
         total_skipped = sum(r.skipped for r in top)
-        headers = ["目录", "文件", "行", "作用"]
-        table = nodes.table(classes=["colwidths-auto", "repo-map"])
-        group = nodes.tgroup(cols=len(headers))
-        table += group
-        for _ in headers:
-            group += nodes.colspec(colwidth=10)
-        head = nodes.thead()
-        hrow = nodes.row()
-        for header in headers:
-            hrow += _text_cell(nodes.Text(header))
-        head += hrow
-        group += head
-        body = nodes.tbody()
+        table, body = table_frame(["目录", "文件", "行", "作用"], ["colwidths-auto", "repo-map"])
         for row in rows:
             trow = nodes.row(classes=[f"repo-map-depth-{row.depth}"])
             label = _row_label(row)
@@ -486,7 +457,6 @@ class RepoMap(SphinxDirective):
         total += _text_cell(nodes.strong(f"{total_lines:,}", f"{total_lines:,}"))
         total += _text_cell(nodes.Text(f"{total_skipped} 个条目不计行数（二进制文件或符号链接）"))
         body += total
-        group += body
         return table
 
     def _heatmap(self, rows: list[DirRow]) -> repo_heatmap:
