@@ -14,6 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from ..citations import find_citations
+from ..spans import runs_label as runs_label_of
 
 __all__ = [
     "NEEDS_WRITER", "CitationSource", "Cited", "Drift", "Runs", "Status", "book_citations", "compress_lines",
@@ -189,9 +190,7 @@ class Drift:
 
 def runs_label(runs: Runs | None) -> str:
     """``L81–L104, L110`` for runs, ``(none)`` for None or no runs (diff headers and report lines)."""
-    if not runs:
-        return "(none)"
-    return ", ".join(f"L{a}" if a == b else f"L{a}–L{b}" for a, b in runs)
+    return runs_label_of(runs) if runs else "(none)"
 
 
 def format_runs(runs: Iterable[tuple[int, int]]) -> str:

@@ -27,6 +27,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ..snapshots import snapshot_pagename
+from ..spans import span_label
 from .anchors import is_stable
 from .context import reading_order
 from .envrecords import citations as env_citations
@@ -109,10 +110,6 @@ def _range_id(a: int, b: int) -> str:
     return f"cited-L{a}" if a == b else f"cited-L{a}-L{b}"
 
 
-def _range_text(a: int, b: int) -> str:
-    return f"L{a}" if a == b else f"L{a}–L{b}"
-
-
 def decorate(app: Sphinx, path: str, fragment: str) -> str:
     """The snapshot ``fragment`` of ``path`` with the "cited by" header in front and its cited lines marked.
 
@@ -147,7 +144,7 @@ def decorate(app: Sphinx, path: str, fragment: str) -> str:
             seen: dict[tuple[str, str], Backlink] = {(g.docname, g.section_id): g for g in group}
             targets = "、".join(f'<a class="reference internal" href="{href(g)}">{html.escape(g.label)}</a>'
                                for g in seen.values())
-            out.append(f'<li id="{_range_id(a, b)}"><a href="#L{a}">{_range_text(a, b)}</a> ← {targets}</li>')
+            out.append(f'<li id="{_range_id(a, b)}"><a href="#L{a}">{span_label(a, b)}</a> ← {targets}</li>')
         out.append("</ul></details>")
     out.append("</div>")
 
@@ -158,7 +155,7 @@ def decorate(app: Sphinx, path: str, fragment: str) -> str:
 
     def marks(n: int) -> str:
         return "".join(
-            f'<a class="slime-cited-mark" href="#{_range_id(a, b)}" title="{_range_text(a, b)} 被引用：'
+            f'<a class="slime-cited-mark" href="#{_range_id(a, b)}" title="{span_label(a, b)} 被引用：'
             f'{html.escape("、".join(dict.fromkeys(g.label for g in ranges[(a, b)])))}"></a>'
             for a, b in starts[n])
 

@@ -23,6 +23,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ..drift import Cited, Drift, DriftChecker, Status, summarize
+from ..spans import runs_label
 from ..store import SourceError, SourceStore
 from .context import builds_pages, get_store, reading_order
 from .envrecords import CitationRecord
@@ -105,7 +106,7 @@ def _status_cell(drift: Drift | None, anchor: str) -> str:
     cls = f"slimebook-status slimebook-status-{drift.status}"
     detail = ""
     if drift.status is Status.MOVED and drift.new_runs:
-        detail = f"上一个 pin 在 {_runs(drift.new_runs)}"
+        detail = f"上一个 pin 在 {runs_label(drift.new_runs)}"
     elif drift.status is Status.CHANGED:
         detail = f'<a href="#{anchor}">diff</a>'
     elif drift.note:
@@ -117,10 +118,6 @@ def _status_cell(drift: Drift | None, anchor: str) -> str:
 def _breakable(text: str) -> str:
     """Escaped ``text`` with a line-break opportunity after each ``/`` (long paths in narrow columns)."""
     return html.escape(text).replace("/", "/<wbr>")
-
-
-def _runs(runs: Any) -> str:
-    return ", ".join(f"L{a}" if a == b else f"L{a}–L{b}" for a, b in runs)
 
 
 def _selection(record: CitationRecord | dict[str, Any]) -> str:
@@ -170,7 +167,7 @@ def _render(app: Sphinx) -> str:
             "<tr>"
             f'<td><a href="{html.escape(uri)}">{_breakable(where)}</a><br/>'
             f"<small>{html.escape(record['kind'])}</small></td>"
-            f"<td>{_selection(record)}<br/><small>{_runs(record['runs'])} · blob "
+            f"<td>{_selection(record)}<br/><small>{runs_label(record['runs'])} · blob "
             f'<code class="slimebook-blob" title="{record["blob"]}">{record["blob"][:12]}</code></small></td>'
             f"<td>{_status_cell(drift, anchor)}</td>"
             "</tr>"
