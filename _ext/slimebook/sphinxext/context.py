@@ -23,6 +23,7 @@ from sphinx.errors import ExtensionError
 from ..lock import LockError, load_lock
 from ..snapshots import RENDERER_VERSION
 from ..store import SourceError, SourceStore
+from .config import declare as declare_config
 
 
 def get_store(env: BuildEnvironment) -> SourceStore:
@@ -94,6 +95,5 @@ def reading_order(env: BuildEnvironment) -> list[str]:
 
 def setup(app: Sphinx) -> None:
     """Declare where the pin is read from and open the store when the builder starts."""
-    app.add_config_value("slimebook_lock", "sources/sources.toml", "env", types=[str])
-    app.add_config_value("slimebook_source", "slime", "env", types=[str])
+    declare_config(app, "source")  # slimebook_lock, slimebook_source
     app.connect("builder-inited", open_store)

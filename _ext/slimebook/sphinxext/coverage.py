@@ -24,6 +24,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from ..usage import Coverage, Waiver, WaiverError, coverage, parse_waivers
+from .config import declare as declare_config
 from .context import reading_order
 from .diagnostics import SlimebookWarning, warn
 from .usage import get_scan
@@ -107,6 +108,6 @@ def _depend(app: Sphinx, doctree) -> None:
 
 def setup(app: Sphinx) -> None:
     """Register the waiver option and the gate."""
-    app.add_config_value("slimebook_coverage_waivers", "sources/coverage-waivers.toml", "env", types=[str])
+    declare_config(app, "coverage")  # slimebook_coverage_waivers
     app.connect("doctree-read", _depend)
     app.connect("env-check-consistency", _check)

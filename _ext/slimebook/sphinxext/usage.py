@@ -21,6 +21,7 @@ from ..scan import ScanResult
 from ..scan.categories import CATEGORIES
 from ..usage import COLUMNS, Query, QueryError, key_of, name_anchor, parse_list, select
 from . import scancache, usagetables
+from .config import declare as declare_config
 from .context import builds_pages, get_store
 from .diagnostics import SlimebookWarning, warn
 from .scancache import get_figures, get_scan, note_scan_use, scan_key
@@ -248,7 +249,7 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 def setup(app: Sphinx) -> None:
     """Register the directive, the role, their nodes and hooks."""
-    app.add_config_value("slimebook_usage_collapse", 30, "env", types=[int])
+    declare_config(app, "usage")  # slimebook_usage_collapse
     usagetables.setup(app)
     app.add_directive("usage-index", UsageIndex)
     app.add_role("usage", UsageRole())
