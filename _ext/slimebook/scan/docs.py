@@ -1,9 +1,10 @@
 """Fenced Python code blocks in Markdown, scanned with their positions in the Markdown file.
 
-Blocks (CommonMark fences): an opening line of three or more backticks or tildes, at any
-indentation, whose info string's first word is ``python``, ``py``, ``python3`` or ``py3``; the block
-ends at a line of the same character, at least as long, or at the end of the document. The opening
-fence's indentation is removed from each content line (as much of it as the line has).
+Blocks: the fences the CommonMark parser MyST uses (markdown-it) finds, with their line maps, whose info
+string's first word is ``python``, ``py``, ``python3`` or ``py3`` (a backtick fence's info may not hold a
+backtick; an unclosed fence runs to the end of the document). Each content line is the parser's, which has the
+fence's indentation (and a list item's or a block quote's prefix) removed; ``removed`` counts the characters taken
+from the start of the Markdown line, so every position maps back.
 
 Doc blocks are often not valid Python. Each block is tried, in order, until one parses:
 
@@ -26,10 +27,12 @@ indentation).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 import libcst as cst
+from markdown_it import MarkdownIt
 
 from ..lines import LINE_BREAK
 from .categories import BUILTINS, category_of
@@ -42,7 +45,6 @@ __all__ = [
 ]
 
 _PYTHON_INFO = frozenset({"python", "py", "python3", "py3"})
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _WRAPPER = "__slimebook_doc_block__"
 _WRAP_HEADER = f"async def {_WRAPPER}():"
 _WRAP_INDENT = "    "
@@ -70,37 +72,32 @@ class Block:
         return "".join(line + "\n" for line in self.lines)
 
 
+@functools.cache
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
 def fenced_python_blocks(text: str) -> list[Block]:
     """The fenced Python blocks of a Markdown text, in order (rules in the module docstring)."""
     lines = LINE_BREAK.split(text)
     if lines[-1] == "":
         lines.pop()  # the empty "line" after a final line break
     blocks: list[Block] = []
-    index = 0
-    while index < len(lines):
-        match = _FENCE.match(lines[index])
-        if match is None:
-            index += 1
+    for token in _markdown().parse("\n".join(lines)):
+        words = token.info.split()
+        if token.type != "fence" or token.map is None or not words or words[0].lower() not in _PYTHON_INFO:
             continue
-        fence, info = match.group("fence"), match.group("info").strip()
-        if fence[0] == "`" and "`" in info:
-            index += 1
-            continue
-        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        end = index + 1
-        while end < len(lines) and not closing.match(lines[end]):
-            end += 1
-        words = info.split()
-        if words and words[0].lower() in _PYTHON_INFO:
-            indent = len(match.group("indent"))
-            body, removed = [], []
-            for line in lines[index + 1:end]:
-                strip = len(line) - len(line.lstrip(" \t"))
-                cut = min(indent, strip)
-                body.append(line[cut:])
-                removed.append(cut)
-            blocks.append(Block(index + 2, tuple(body), tuple(removed)))
-        index = end + 1
+        opening = token.map[0]
+        indent = len(lines[opening]) - len(lines[opening].lstrip(" \t"))
+        body, removed = [], []
+        content = token.content.removesuffix("\n").split("\n") if token.content else []
+        for raw, line in zip(lines[opening + 1 : opening + 1 + len(content)], content, strict=True):
+            if not raw.endswith(line):  # a tab the parser expanded: cut the fence's indentation from the raw line
+                strip = len(raw) - len(raw.lstrip(" \t"))
+                line = raw[min(indent, strip):]
+            body.append(line)
+            removed.append(len(raw) - len(line))
+        blocks.append(Block(opening + 2, tuple(body), tuple(removed)))
     return blocks
 
 
