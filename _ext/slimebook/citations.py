@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
-__all__ = ["Citation", "RoleTarget", "find_citations", "parse_role_text"]
+__all__ = ["Citation", "RoleTarget", "find_citations", "parse_role_text", "slime_role_text"]
 
 _RST_DIRECTIVE = re.compile(r"^(?P<indent>\s*)\.\.\s+slime-source::\s+(?P<arg>\S+)\s*$")
 _OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
@@ -119,6 +119,14 @@ def _role_texts(line: str, prefix: str) -> Iterator[str]:
 def _markdown() -> MarkdownIt:
     """The Markdown parser: CommonMark with MyST's roles (``{name}`text```) and colon fences (``:::{name}``)."""
     return MarkdownIt("commonmark").use(myst_role_plugin).use(colon_fence_plugin)
+
+
+def slime_role_text(text: str) -> str | None:
+    """The role text when ``text`` (stripped) is exactly one ``{slime}`…``` role in MyST syntax, else None."""
+    children = _markdown().parseInline(text.strip())[0].children or []
+    if len(children) == 1 and children[0].type == "myst_role" and children[0].meta.get("name") == "slime":
+        return children[0].content
+    return None
 
 
 def _markdown_citations(file: Path, text: str, offset: int = 0) -> Iterator[Citation]:

@@ -40,7 +40,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..citations import parse_role_text
+from ..citations import parse_role_text, slime_role_text
 from ..excerpt import ExcerptError, read_excerpt
 from ..repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
 from ..scan.categories import CATEGORIES
@@ -56,7 +56,6 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["ENTRY_FIELDS", "setup"]
 
-_ROLE = re.compile(r"\{slime\}`(?P<text>[^`]+)`")
 _NUMBER = re.compile(r"\d{2}\Z")
 
 #: option → label, in display order (one uniform layout for every entry)
@@ -104,12 +103,12 @@ def _roles(directive: SphinxDirective, key: str, value: str) -> list[str] | None
     items = [item.strip() for item in value.split(";")]
     texts: list[str] = []
     for item in items:
-        match = _ROLE.fullmatch(item)
-        if not match:
+        text = slime_role_text(item)
+        if text is None:
             _warn(directive, f"{directive.name}: :{key}: items must each be one {{slime}} role "
                              f"(separated by ';'), got {item!r}", _option_line(directive, key))
             return None
-        texts.append(match.group("text"))
+        texts.append(text)
     return texts
 
 
@@ -281,12 +280,12 @@ class ReadingPath(SphinxDirective):
                 continue
             lineno = _content_line(self, offset)
             role, _, label = line.partition("|")
-            match = _ROLE.fullmatch(role.strip())
-            if not match:
+            text = slime_role_text(role)
+            if text is None:
                 _warn(self, f"reading-path: each line must be one {{slime}} role, optionally '| edge label'; "
                             f"got {line!r}", lineno)
                 return []
-            steps.append((match.group("text"), label.strip(), lineno))
+            steps.append((text, label.strip(), lineno))
         if len(steps) < 2:
             _warn(self, "reading-path: a path needs at least two steps")
             return []
