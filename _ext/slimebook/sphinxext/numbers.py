@@ -4,7 +4,7 @@
 :meth:`slimebook.usage.Figures.get` (``py-lines``, ``files:slime/``, ``lines:slime/rollout/``,
 ``occurrences:asyncio.gather``, ``occurrences:syntax:await``, ``category:asyncio``, ``kind:syntax``,
 ``records``, ``api-names``, …). A bad key is a warning at ``doc:line`` and shows the key itself.
-The document is read again when the pin or the scanner version changes (see :mod:`.usage`).
+The document is read again when the pin or the scanner version changes (see :mod:`.scancache`).
 """
 
 from __future__ import annotations
