@@ -459,22 +459,29 @@ def token_records(text: str, imports: dict[str, str], line_offset: int = 0) -> l
                 if not any(r.name == "async_generator" and r.scope == stack[-1][1] for r in out):
                     out.append(first._replace(name="async_generator"))
             elif token.kind == "name" and (index == 0 or texts[index - 1] != "."):
-                end = index
-                while end + 2 < len(line) and texts[end + 1] == "." and line[end + 2].kind == "name":
-                    end += 2
-                is_call = end + 1 < len(line) and texts[end + 1] == "("
-                target = imports.get(token.text)
-                if target is not None:
-                    qualname = ".".join([target, *texts[index + 2:end + 1:2]])
-                    category = category_of(qualname)
-                    if category is not None:
-                        add(token, line[end], "api_call" if is_call else "api_reference", qualname, category)
-                elif end == index and token.text in BUILTINS and is_call:
-                    add(token, token, "api_call", token.text, BUILTINS[token.text])
-                index = end + 1
+                index = _token_name(line, texts, index, imports, add)
                 continue
             index += 1
     return out
+
+
+def _token_name(line: list[Token], texts: list[str], index: int, imports: dict[str, str], add) -> int:
+    """The dotted name starting at ``line[index]``: recorded (through ``add``) when its first part is bound by
+    ``imports`` to a tracked API, or when it is a called builtin. Returns the index of the token after it."""
+    token = line[index]
+    end = index
+    while end + 2 < len(line) and texts[end + 1] == "." and line[end + 2].kind == "name":
+        end += 2
+    is_call = end + 1 < len(line) and texts[end + 1] == "("
+    target = imports.get(token.text)
+    if target is not None:
+        qualname = ".".join([target, *texts[index + 2:end + 1:2]])
+        category = category_of(qualname)
+        if category is not None:
+            add(token, line[end], "api_call" if is_call else "api_reference", qualname, category)
+    elif end == index and token.text in BUILTINS and is_call:
+        add(token, token, "api_call", token.text, BUILTINS[token.text])
+    return end + 1
 
 
 def _token_imports(line: list[Token], imports: dict[str, str], add) -> None:
