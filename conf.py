@@ -28,7 +28,7 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = [
-    "_build", ".venv", "README.md", "tests", "bench", ".ci", "sources", "node_modules",
+    "_build", ".venv", "README.md", "ARCHITECTURE.md", "tests", "bench", ".ci", "sources", "node_modules",
     "**/examples/**", ".git", ".ruff_cache",
 ]
 

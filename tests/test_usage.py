@@ -322,9 +322,9 @@ def test_incremental_build_skips_pages_and_rereads_on_scanner_change(build, monk
     build("usage", srcdir=app.srcdir)
     assert page.stat().st_mtime_ns != before and stamp.exists()
     assert 'id="name-asyncio.gather"' in page.read_text().replace(WBR, "")
-    import slimebook.sphinxext.usage as usage
+    import slimebook.sphinxext.scancache as scancache
 
-    monkeypatch.setattr(usage, "scanner_version", lambda: "test-bump")
+    monkeypatch.setattr(scancache, "scanner_version", lambda: "test-bump")
     third = build("usage", srcdir=app.srcdir)
     reread = {d for d in read if third.env.all_docs[d] != read[d]}
     assert reread == {"index", "lesson-a", "lesson-b"}

@@ -9,7 +9,9 @@ As a Sphinx extension, list ``"slimebook"`` in ``extensions``.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import __version__
+
+__all__ = ["__version__", "setup"]
 
 
 def setup(app):  # pragma: no cover - thin delegation

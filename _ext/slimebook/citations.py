@@ -3,24 +3,31 @@
 Used by ``slimebook sources verify`` (and by re-pin tooling): it reads ``.md`` (MyST) and ``.rst``
 files and yields every ``slime-source`` directive and ``{slime}`` role with its file and line. The
 role's target grammar lives here too, so the Sphinx role and this scanner parse it identically.
+
+Markdown is read with the parser MyST uses (markdown-it with the ``myst_role`` and ``colon_fence`` plugins):
+fences and roles are tokens with line maps, so code fences and inline code are skipped by the parser, not by
+regexes. A directive's fence content is parsed again (MyST parses nested directives the same way), with its line
+offset. ``.rst`` files keep a line-based reader.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Citation", "RoleTarget", "find_citations", "parse_role_text"]
+from markdown_it import MarkdownIt
+from mdit_py_plugins.colon_fence import colon_fence_plugin
+from mdit_py_plugins.myst_role import myst_role_plugin
 
-_MD_FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{slime-source\}\s+(?P<arg>\S+)\s*$")
+__all__ = ["Citation", "RoleTarget", "find_citations", "parse_role_text", "slime_role_text"]
+
 _RST_DIRECTIVE = re.compile(r"^(?P<indent>\s*)\.\.\s+slime-source::\s+(?P<arg>\S+)\s*$")
 _OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
-_MD_ROLE_PREFIX = "{slime}"
 _RST_ROLE_PREFIX = ":slime:"
 _TICKS = re.compile(r"`+")
-_FENCE = re.compile(r"^\s*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _TITLE = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _TARGET = re.compile(r"^(?P<path>[^:\s]+?)(?::(?P<lines>\d+(?:-\d+)?))?$")
 
@@ -108,57 +115,77 @@ def _role_texts(line: str, prefix: str) -> Iterator[str]:
         pos = closing.end()
 
 
-def _code_fence_lines(lines: list[str]) -> set[int]:
-    """1-based numbers of lines inside (or delimiting) Markdown code fences whose info string is not a
-    directive (```` ```python ````, ```` ````markdown ````): examples there are shown, not cited.
+@functools.cache
+def _markdown() -> MarkdownIt:
+    """The Markdown parser: CommonMark with MyST's roles (``{name}`text```) and colon fences (``:::{name}``)."""
+    return MarkdownIt("commonmark").use(myst_role_plugin).use(colon_fence_plugin)
 
-    Directive fences (```` ```{dropdown} ````) nest and their content is scanned; a bare fence of the
-    same character and at least the same length closes the innermost open fence (CommonMark).
+
+def slime_role_text(text: str) -> str | None:
+    """The role text when ``text`` (stripped) is exactly one ``{slime}`…``` role in MyST syntax, else None."""
+    children = _markdown().parseInline(text.strip())[0].children or []
+    if len(children) == 1 and children[0].type == "myst_role" and children[0].meta.get("name") == "slime":
+        return children[0].content
+    return None
+
+
+def _markdown_citations(file: Path, text: str, offset: int = 0) -> Iterator[Citation]:
+    """Citations in Markdown ``text`` whose first line is line ``offset + 1`` of ``file``.
+
+    A fence whose info is ``{slime-source} path`` is a directive (its options are the ``:key: value`` lines that
+    open its content); the content of any other directive fence (``{dropdown}``) is parsed in turn; a code fence
+    (```` ```python ````) and inline code are examples, never citations. Roles in a directive's argument (a
+    dropdown's title) count, on the fence's line. A role's line is its paragraph's first
+    line plus the line breaks before it.
     """
-    inside: set[int] = set()
-    stack: list[tuple[str, bool]] = []  # (fence, is_code)
-    for number, line in enumerate(lines, start=1):
-        in_code = bool(stack) and stack[-1][1]
-        match = _FENCE.match(line)
-        if in_code:
-            inside.add(number)
-        if not match:
-            continue
-        fence, info = match.group("fence"), match.group("info").strip()
-        if stack and not info and fence[0] == stack[-1][0][0] and len(fence) >= len(stack[-1][0]):
-            stack.pop()
-        elif not in_code:
-            is_code = not info.startswith("{")
-            stack.append((fence, is_code))
-            if is_code:
-                inside.add(number)
-    return inside
+    for token in _markdown().parse(text):
+        if token.type in ("fence", "colon_fence") and token.map is not None:
+            name, _, arg = token.info.strip().partition(" ")
+            if not (name.startswith("{") and name.endswith("}")):
+                continue  # a code fence: shown, not cited
+            first = offset + token.map[0] + 1
+            content = token.content.split("\n")
+            if name == "{slime-source}" and len(arg.split()) == 1:
+                yield Citation(file, first, "directive", arg.strip(), _directive_options(content, 0))
+                continue
+            for child in _markdown().parseInline(arg)[0].children or []:  # a title is inline Markdown too
+                if child.type == "myst_role" and child.meta.get("name") == "slime":
+                    yield _role_citation(file, first, child.content)
+            yield from _markdown_citations(file, token.content, first)
+        elif token.type == "inline" and token.map is not None:
+            line = offset + token.map[0] + 1
+            for child in token.children or []:
+                if child.type in ("softbreak", "hardbreak"):
+                    line += 1
+                elif child.type == "myst_role" and child.meta.get("name") == "slime":
+                    yield _role_citation(file, line, child.content)
+
+
+def _role_citation(file: Path, line: int, role_text: str) -> Citation:
+    try:
+        target = parse_role_text(role_text)
+    except ValueError as exc:
+        return Citation(file, line, "role", role_text, error=str(exc))
+    options = {k: v for k, v in (("lines", target.lines), ("pyobject", target.pyobject)) if v}
+    return Citation(file, line, "role", target.path, options)
 
 
 def find_citations(file: Path) -> Iterator[Citation]:
     """Yield every ``slime-source`` directive and ``{slime}``/``:slime:`` role in ``file``, in order.
 
     In Markdown, code fences that are not directives and inline code spans are skipped: a citation
-    shown as an example is not a citation.
+    shown as an example is not a citation. Raises :class:`OSError` or :class:`UnicodeDecodeError` when
+    ``file`` cannot be read as UTF-8.
     """
     text = file.read_text(encoding="utf-8")
+    if file.suffix != ".rst":
+        yield from _markdown_citations(file, text)
+        return
     lines = text.split("\n")
-    rst = file.suffix == ".rst"
-    prefix = _RST_ROLE_PREFIX if rst else _MD_ROLE_PREFIX
-    directive_re = _RST_DIRECTIVE if rst else _MD_FENCE
-    skipped = set() if rst else _code_fence_lines(lines)
     for number, line in enumerate(lines, start=1):
-        if number in skipped:
-            continue
-        match = directive_re.match(line)
+        match = _RST_DIRECTIVE.match(line)
         if match:
             yield Citation(file, number, "directive", match.group("arg"), _directive_options(lines, number))
             continue
-        for role_text in _role_texts(line, prefix):
-            try:
-                target = parse_role_text(role_text)
-            except ValueError as exc:
-                yield Citation(file, number, "role", role_text, error=str(exc))
-                continue
-            options = {k: v for k, v in (("lines", target.lines), ("pyobject", target.pyobject)) if v}
-            yield Citation(file, number, "role", target.path, options)
+        for role_text in _role_texts(line, _RST_ROLE_PREFIX):
+            yield _role_citation(file, number, role_text)

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .lines import split_lines
-from .store import SourceStore
+from .store import Store
 
 __all__ = ["ROOT_FILES", "DirRow", "RepoMapError", "count_lines", "repo_map", "subdirectories"]
 
@@ -68,7 +68,7 @@ def subdirectories(paths: Iterable[str], parent: str) -> list[str]:
     return sorted(f"{prefix}{name}" for name in found)
 
 
-def repo_map(store: SourceStore, expand: Iterable[str] = ()) -> list[DirRow]:
+def repo_map(store: Store, expand: Iterable[str] = ()) -> list[DirRow]:
     """The rows of the map, in tree order.
 
     Args:

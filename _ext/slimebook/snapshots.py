@@ -20,7 +20,7 @@ from pygments.util import ClassNotFound
 
 from .atomicio import atomic_write
 from .lines import display_lines
-from .store import SourceContentError, SourceStore, cache_root
+from .store import SourceContentError, Store, cache_root
 
 __all__ = ["render_snapshot", "snapshot_pagename"]
 
@@ -64,7 +64,7 @@ def _decode(path: str, data: bytes) -> str:
     return "".join(line + "\n" for line in display_lines(text))
 
 
-def render_snapshot(store: SourceStore, path: str) -> str:
+def render_snapshot(store: Store, path: str) -> str:
     """The highlighted HTML fragment of ``path`` at the pin.
 
     Returns:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 import tempfile
@@ -23,6 +24,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from .lines import split_lines
 from .lock import SourceLock
@@ -31,12 +33,16 @@ __all__ = [
     "FETCH_COMMAND",
     "FetchError",
     "PinMissingError",
+    "RevisionError",
     "SourceContentError",
     "SourceError",
     "SourcePathError",
     "SourceStore",
+    "Store",
     "TreeEntry",
     "cache_root",
+    "renames",
+    "resolve_commit",
 ]
 
 #: What a user runs to put the pinned commit into the cache.
@@ -66,6 +72,10 @@ class SourceContentError(SourceError):
     """A cited file is binary or not valid UTF-8."""
 
 
+class RevisionError(SourceError):
+    """A revision is not a sha, is unknown to the source, or is ambiguous; the message says which."""
+
+
 @dataclass(frozen=True)
 class TreeEntry:
     """One entry of ``git ls-tree -r`` at the pin: ``mode`` (octal string), ``type`` and ``oid``."""
@@ -73,6 +83,31 @@ class TreeEntry:
     mode: str
     type: str
     oid: str
+
+
+class Store(Protocol):
+    """What the readers need of a store: one pinned commit, read-only (:class:`SourceStore` is the one we ship).
+
+    Readers (excerpts, symbol ranges, the scanner, snapshots, the repository map) and the Sphinx layer take a
+    ``Store``; a test may pass any object with these members. Every method raises :class:`SourceError`
+    subclasses as :class:`SourceStore` documents them.
+    """
+
+    lock: SourceLock
+
+    def tree(self) -> dict[str, TreeEntry]: ...
+
+    def files(self, suffix: str = "") -> list[str]: ...
+
+    def resolve(self, path: str) -> str: ...
+
+    def blob_id(self, path: str) -> str: ...
+
+    def read_bytes(self, path: str) -> bytes: ...
+
+    def read_text(self, path: str) -> str: ...
+
+    def read_lines(self, path: str) -> list[str]: ...
 
 
 def cache_root() -> Path:
@@ -84,10 +119,14 @@ def cache_root() -> Path:
     return base / "slimebook"
 
 
+def _git_env(**extra: str) -> dict[str, str]:
+    """The environment of every git call: no prompts, C locale, plus ``extra``."""
+    return {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C", **extra}
+
+
 def _git(*args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
     proc = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+        ["git", *args], cwd=cwd, env=_git_env(), capture_output=True, text=True, check=False
     )
     if check and proc.returncode != 0:
         raise FetchError(f"git {' '.join(args)} failed (exit {proc.returncode}): {proc.stderr.strip()}")
@@ -330,3 +369,93 @@ class SourceStore:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._mutex = threading.Lock()
+
+
+_HEX_RE = re.compile(r"[0-9a-fA-F]{4,40}")
+_FULL_RE = re.compile(r"[0-9a-f]{40}")
+
+
+# -- revisions and renames (git, for the drift checker) ----------------------------------------------
+def resolve_commit(lock: SourceLock, rev: str, root: Path | None = None) -> str:
+    """The full sha of ``rev`` (a full or abbreviated hex sha, at least 4 digits).
+
+    Resolution order: a full sha is returned as is (lowercased); else the source repository
+    (``$SLIME_SOURCE_URL`` or the lock's URL) when it is a local directory; else the commits
+    already in the cache; else the source is fetched without trees or blobs into a temporary
+    repository that is removed afterwards.
+
+    Args:
+        lock: the lock entry (its name and URL).
+        rev: the revision as typed.
+        root: the cache directory (default :func:`slimebook.store.cache_root`).
+    Raises:
+        RevisionError: ``rev`` is not hex, is unknown, or is ambiguous.
+    """
+    if not _HEX_RE.fullmatch(rev):
+        raise RevisionError(f"{rev!r} is not a commit sha (4 to 40 hex digits)")
+    rev = rev.lower()
+    if _FULL_RE.fullmatch(rev):
+        return rev
+    url = SourceStore(lock, root).source_url()
+    if Path(url).is_dir():
+        return _rev_parse(Path(url), rev, url)
+    git_root = (Path(root) if root is not None else cache_root()) / "git"
+    prefix = f"{lock.name}-"
+    cached = sorted({
+        p.name[len(prefix) : -len(".git")] for p in git_root.glob(f"{prefix}{rev}*.git") if p.is_dir()
+    }) if git_root.is_dir() else []
+    if len(cached) == 1:
+        return cached[0]
+    if len(cached) > 1:
+        raise RevisionError(f"{rev!r} is ambiguous in the source cache: {', '.join(cached)}")
+    with tempfile.TemporaryDirectory(prefix="slimebook-rev-") as tmp:
+        _git("init", "--quiet", "--bare", tmp, check=False)
+        proc = _git("fetch", "--quiet", "--filter=tree:0", "--no-tags", url, "+refs/heads/*:refs/heads/*",
+                    cwd=Path(tmp), check=False)
+        if proc.returncode != 0:
+            raise RevisionError(f"cannot resolve {rev!r}: fetching {url} failed: {proc.stderr.strip()}")
+        return _rev_parse(Path(tmp), rev, url)
+
+
+def _rev_parse(repo: Path, rev: str, url: str) -> str:
+    proc = _git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", cwd=repo, check=False)
+    full = proc.stdout.strip()
+    if proc.returncode == 0 and _FULL_RE.fullmatch(full):
+        return full
+    probe = _git("rev-parse", "--disambiguate=" + rev, cwd=repo, check=False)
+    candidates = probe.stdout.split()
+    if len(candidates) > 1:
+        raise RevisionError(f"{rev!r} is ambiguous in {url}: {', '.join(candidates[:5])}")
+    raise RevisionError(f"{rev!r} is not a commit in {url}")
+
+
+
+
+def renames(old: SourceStore, new: SourceStore) -> dict[str, tuple[str, str]]:
+    """Renames git detects from ``old``'s commit to ``new``'s: old path → (new path, similarity percent).
+
+    Runs ``git diff-tree -M`` in the new commit's repository with the old one's objects as an alternate;
+    any git failure gives an empty mapping (renames are only a hint).
+    """
+    found: dict[str, tuple[str, str]] = {}
+    env = _git_env(GIT_ALTERNATE_OBJECT_DIRECTORIES=str(old.git_dir / "objects"))
+    try:
+        proc = subprocess.run(
+            ["git", "diff-tree", "-r", "-M", "--name-status", "-z", old.lock.commit, new.lock.commit],
+            cwd=new.git_dir, env=env, capture_output=True, check=False,
+        )
+    except OSError:
+        return found
+    if proc.returncode != 0:
+        return found
+    fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i]
+        if status.startswith(("R", "C")):
+            if status.startswith("R"):
+                found[fields[i + 1]] = (fields[i + 2], str(int(status[1:] or 0)))
+            i += 3
+        else:
+            i += 2
+    return found

@@ -354,7 +354,7 @@ class Figures:
     """Numbers taken from the pin and its scan, by key (see :meth:`get`).
 
     Args:
-        store: a :class:`~slimebook.store.SourceStore` (``files``, ``read_lines``).
+        store: a :class:`~slimebook.store.Store` (``files``, ``read_lines``).
         result: the scan of that pin.
     """
 

@@ -1,9 +1,10 @@
 """Fenced Python code blocks in Markdown, scanned with their positions in the Markdown file.
 
-Blocks (CommonMark fences): an opening line of three or more backticks or tildes, at any
-indentation, whose info string's first word is ``python``, ``py``, ``python3`` or ``py3``; the block
-ends at a line of the same character, at least as long, or at the end of the document. The opening
-fence's indentation is removed from each content line (as much of it as the line has).
+Blocks: the fences the CommonMark parser MyST uses (markdown-it) finds, with their line maps, whose info
+string's first word is ``python``, ``py``, ``python3`` or ``py3`` (a backtick fence's info may not hold a
+backtick; an unclosed fence runs to the end of the document). Each content line is the parser's, which has the
+fence's indentation (and a list item's or a block quote's prefix) removed; ``removed`` counts the characters taken
+from the start of the Markdown line, so every position maps back.
 
 Doc blocks are often not valid Python. Each block is tried, in order, until one parses:
 
@@ -26,22 +27,24 @@ indentation).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 import libcst as cst
+from markdown_it import MarkdownIt
 
 from ..lines import LINE_BREAK
 from .categories import BUILTINS, category_of
 from .imports import import_target
-from .visitor import STRING_PATTERN, FileScan, RawRecord, deep_recursion, scan_module
+from .records import RawRecord
+from .visitor import STRING_PATTERN, FileScan, deep_recursion, scan_module
 
 __all__ = [
     "Block", "Token", "fenced_python_blocks", "repair", "scan_block", "scan_markdown", "token_records", "tokenize",
 ]
 
 _PYTHON_INFO = frozenset({"python", "py", "python3", "py3"})
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _WRAPPER = "__slimebook_doc_block__"
 _WRAP_HEADER = f"async def {_WRAPPER}():"
 _WRAP_INDENT = "    "
@@ -69,37 +72,32 @@ class Block:
         return "".join(line + "\n" for line in self.lines)
 
 
+@functools.cache
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
 def fenced_python_blocks(text: str) -> list[Block]:
     """The fenced Python blocks of a Markdown text, in order (rules in the module docstring)."""
     lines = LINE_BREAK.split(text)
     if lines[-1] == "":
         lines.pop()  # the empty "line" after a final line break
     blocks: list[Block] = []
-    index = 0
-    while index < len(lines):
-        match = _FENCE.match(lines[index])
-        if match is None:
-            index += 1
+    for token in _markdown().parse("\n".join(lines)):
+        words = token.info.split()
+        if token.type != "fence" or token.map is None or not words or words[0].lower() not in _PYTHON_INFO:
             continue
-        fence, info = match.group("fence"), match.group("info").strip()
-        if fence[0] == "`" and "`" in info:
-            index += 1
-            continue
-        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
-        end = index + 1
-        while end < len(lines) and not closing.match(lines[end]):
-            end += 1
-        words = info.split()
-        if words and words[0].lower() in _PYTHON_INFO:
-            indent = len(match.group("indent"))
-            body, removed = [], []
-            for line in lines[index + 1:end]:
-                strip = len(line) - len(line.lstrip(" \t"))
-                cut = min(indent, strip)
-                body.append(line[cut:])
-                removed.append(cut)
-            blocks.append(Block(index + 2, tuple(body), tuple(removed)))
-        index = end + 1
+        opening = token.map[0]
+        indent = len(lines[opening]) - len(lines[opening].lstrip(" \t"))
+        body, removed = [], []
+        content = token.content.removesuffix("\n").split("\n") if token.content else []
+        for raw, line in zip(lines[opening + 1 : opening + 1 + len(content)], content, strict=True):
+            if not raw.endswith(line):  # a tab the parser expanded: cut the fence's indentation from the raw line
+                strip = len(raw) - len(raw.lstrip(" \t"))
+                line = raw[min(indent, strip):]
+            body.append(line)
+            removed.append(len(raw) - len(line))
+        blocks.append(Block(opening + 2, tuple(body), tuple(removed)))
     return blocks
 
 
@@ -300,7 +298,7 @@ def _parse_variants(code: str) -> tuple[cst.Module, str, bool, list[int], str] |
 def _map_back(records: list[RawRecord], wrapped: bool, shifts: list[int]) -> list[RawRecord]:
     out = []
     for rec in records:
-        line, col, end_line, end_col, scope = rec[0], rec[1], rec[2], rec[3], rec[4]
+        line, col, end_line, end_col, scope = rec.line, rec.col, rec.end_line, rec.end_col, rec.scope
         if wrapped:
             if line == 1:
                 continue  # the wrapper's own header
@@ -310,7 +308,7 @@ def _map_back(records: list[RawRecord], wrapped: bool, shifts: list[int]) -> lis
         if shifts:
             col += shifts[line - 1] if line - 1 < len(shifts) else 0
             end_col += shifts[end_line - 1] if end_line - 1 < len(shifts) else 0
-        out.append((line, max(col, 0), end_line, max(end_col, 0), scope, *rec[5:]))
+        out.append(rec._replace(line=line, col=max(col, 0), end_line=end_line, end_col=max(end_col, 0), scope=scope))
     return out
 
 
@@ -386,7 +384,7 @@ def _scan_block(code: str) -> tuple[list[RawRecord], str]:
         records = []
     for start, end in failed:
         records += token_records("\n".join(lines[start:end]), imports, line_offset=start)
-    records.sort(key=lambda r: (r[0], r[1], r[2], r[3], r[5], r[6]))
+    records.sort(key=lambda r: (r.line, r.col, r.end_line, r.end_col, r.kind, r.name))
     return _fill_code(records, code), "tokens" if failed else "repaired"
 
 
@@ -400,9 +398,10 @@ def _fill_code(records: list[RawRecord], code: str) -> list[RawRecord]:
     lines = code.split("\n")
     out = []
     for r in records:
-        end_line = min(r[2], len(lines))
-        end_col = min(r[3], len(lines[end_line - 1])) if end_line >= 1 else r[3]
-        out.append((r[0], r[1], end_line, end_col, *r[4:9], lines[r[0] - 1] if r[0] - 1 < len(lines) else ""))
+        end_line = min(r.end_line, len(lines))
+        end_col = min(r.end_col, len(lines[end_line - 1])) if end_line >= 1 else r.end_col
+        out.append(r._replace(end_line=end_line, end_col=end_col,
+                              code=lines[r.line - 1] if r.line - 1 < len(lines) else ""))
     return out
 
 
@@ -426,8 +425,8 @@ def token_records(text: str, imports: dict[str, str], line_offset: int = 0) -> l
 
     def add(start: Token, end: Token, kind: str, name: str, category: str, where: str | None = None) -> None:
         end_line, end_col = end.end
-        out.append((start.line + line_offset, start.col, end_line + line_offset, end_col, where or scope(),
-                    kind, name, category, "token_fallback", ""))
+        out.append(RawRecord(start.line + line_offset, start.col, end_line + line_offset, end_col, where or scope(),
+                             kind, name, category, "token_fallback", ""))
 
     for line in _logical_lines(tokenize(text)):
         indent = line[0].col
@@ -457,25 +456,32 @@ def token_records(text: str, imports: dict[str, str], line_offset: int = 0) -> l
                 add(token, token, "syntax", "await", "syntax")
             elif token.text == "yield" and stack and stack[-1][2]:
                 first = out[stack[-1][3]]
-                if not any(r[6] == "async_generator" and r[4] == stack[-1][1] for r in out):
-                    out.append((*first[:6], "async_generator", *first[7:]))
+                if not any(r.name == "async_generator" and r.scope == stack[-1][1] for r in out):
+                    out.append(first._replace(name="async_generator"))
             elif token.kind == "name" and (index == 0 or texts[index - 1] != "."):
-                end = index
-                while end + 2 < len(line) and texts[end + 1] == "." and line[end + 2].kind == "name":
-                    end += 2
-                is_call = end + 1 < len(line) and texts[end + 1] == "("
-                target = imports.get(token.text)
-                if target is not None:
-                    qualname = ".".join([target, *texts[index + 2:end + 1:2]])
-                    category = category_of(qualname)
-                    if category is not None:
-                        add(token, line[end], "api_call" if is_call else "api_reference", qualname, category)
-                elif end == index and token.text in BUILTINS and is_call:
-                    add(token, token, "api_call", token.text, BUILTINS[token.text])
-                index = end + 1
+                index = _token_name(line, texts, index, imports, add)
                 continue
             index += 1
     return out
+
+
+def _token_name(line: list[Token], texts: list[str], index: int, imports: dict[str, str], add) -> int:
+    """The dotted name starting at ``line[index]``: recorded (through ``add``) when its first part is bound by
+    ``imports`` to a tracked API, or when it is a called builtin. Returns the index of the token after it."""
+    token = line[index]
+    end = index
+    while end + 2 < len(line) and texts[end + 1] == "." and line[end + 2].kind == "name":
+        end += 2
+    is_call = end + 1 < len(line) and texts[end + 1] == "("
+    target = imports.get(token.text)
+    if target is not None:
+        qualname = ".".join([target, *texts[index + 2:end + 1:2]])
+        category = category_of(qualname)
+        if category is not None:
+            add(token, line[end], "api_call" if is_call else "api_reference", qualname, category)
+    elif end == index and token.text in BUILTINS and is_call:
+        add(token, token, "api_call", token.text, BUILTINS[token.text])
+    return end + 1
 
 
 def _token_imports(line: list[Token], imports: dict[str, str], add) -> None:
@@ -536,10 +542,11 @@ def scan_markdown(data: bytes | str) -> FileScan:
         if order[block_status] > order[status]:
             status = block_status
         for rec in found:
-            line, end_line = rec[0], rec[2]
-            col = rec[1] + block.removed[line - 1] if line - 1 < len(block.removed) else rec[1]
-            end_col = rec[3] + block.removed[end_line - 1] if end_line - 1 < len(block.removed) else rec[3]
+            line, end_line = rec.line, rec.end_line
+            col = rec.col + block.removed[line - 1] if line - 1 < len(block.removed) else rec.col
+            end_col = rec.end_col + block.removed[end_line - 1] if end_line - 1 < len(block.removed) else rec.end_col
             md_line = block.first_line + line - 1
-            records.append((md_line, col, block.first_line + end_line - 1, end_col, *rec[4:9],
-                            md_lines[md_line - 1] if md_line - 1 < len(md_lines) else ""))
+            records.append(rec._replace(line=md_line, col=col, end_line=block.first_line + end_line - 1,
+                                        end_col=end_col,
+                                        code=md_lines[md_line - 1] if md_line - 1 < len(md_lines) else ""))
     return FileScan(records=records, status=status, blocks=len(blocks))

@@ -42,7 +42,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import IO
+from typing import IO, NamedTuple
 
 __all__ = [
     "KINDS",
@@ -53,6 +53,7 @@ __all__ = [
     "ScanError",
     "ScanResult",
     "ScannedFile",
+    "RawRecord",
     "assign_ids",
     "format_stats",
     "occurrence_id",
@@ -75,6 +76,26 @@ PROVENANCES: tuple[str, ...] = (
     "annotation_evidence", "context_manager_evidence", "attribute_evidence",
     "unresolved_receiver_candidate", "token_fallback", "attribute_store",
 )
+
+
+class RawRecord(NamedTuple):
+    """One occurrence as the per-file scanners find it, before it gets a path, an id and a source.
+
+    Positions are 1-based lines and 0-based columns of the scanned text; ``code`` is the text of ``line``. The
+    runner caches raw records as JSON arrays in this field order and turns them into
+    :class:`~slimebook.scan.records.Occurrence` s.
+    """
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    scope: str
+    kind: str
+    name: str
+    category: str
+    provenance: str
+    code: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,20 +202,19 @@ def occurrence_id(path: str, scope: str, kind: str, name: str, ordinal: int) -> 
     return "occ-" + hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def assign_ids(path: str, raw: Iterable[tuple]) -> list[tuple[str, tuple]]:
+def assign_ids(path: str, raw: Iterable[RawRecord]) -> list[tuple[str, RawRecord]]:
     """Pair each raw record of one file with its id.
 
     Args:
         path: the file's repo-relative path.
-        raw: records as ``(line, col, end_line, end_col, scope, kind, name, ...)`` tuples, already in
-            position order.
+        raw: :class:`RawRecord` s, already in position order.
     Returns:
         ``[(id, raw_record), ...]`` in the same order.
     """
     seen: dict[tuple[str, str, str], int] = {}
     out = []
     for rec in raw:
-        key = (rec[4], rec[5], rec[6])
+        key = (rec.scope, rec.kind, rec.name)
         ordinal = seen.get(key, 0)
         seen[key] = ordinal + 1
         out.append((occurrence_id(path, *key, ordinal), rec))

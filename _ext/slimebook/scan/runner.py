@@ -34,7 +34,7 @@ from ..atomicio import atomic_write
 from ..store import cache_root
 from .categories import table_digest
 from .docs import scan_markdown
-from .records import Occurrence, ScanError, ScannedFile, ScanResult, assign_ids
+from .records import Occurrence, RawRecord, ScanError, ScannedFile, ScanResult, assign_ids
 from .visitor import FileScan, scan_code
 
 __all__ = ["SCANNER_VERSION", "ScanItem", "default_cache_dir", "scan_items", "scan_store", "scanner_version"]
@@ -224,9 +224,9 @@ def _assemble(items: Sequence[ScanItem], entries: dict[int, dict[str, Any]], ver
     errors: list[ScanError] = []
     for index in ordered:
         item, entry = items[index], entries[index]
-        for occ_id, rec in assign_ids(item.path, entry["records"]):
-            records.append(Occurrence(occ_id, item.path, rec[0], rec[1], rec[2], rec[3], rec[4], rec[5],
-                                       rec[6], rec[7], rec[8], rec[9], item.source))
+        raw = [RawRecord(*rec) for rec in entry["records"]]  # tuples from a scan, arrays from the cache
+        for occ_id, rec in assign_ids(item.path, raw):
+            records.append(Occurrence(occ_id, item.path, *rec, item.source))
         files.append(ScannedFile(item.path, item.source, item.blob, entry["status"], len(entry["records"]),
                                  entry.get("blocks")))
         if entry.get("error"):

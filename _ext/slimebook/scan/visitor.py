@@ -38,14 +38,12 @@ from .categories import BUILTINS, CANDIDATE_METHODS, STRING_ARG_METHODS, categor
 from .evidence import Evidence, dotted_chain, is_tracked
 from .imports import Binding, Scope, import_target, lookup
 from .positions import node_spans
+from .records import RawRecord
 
 __all__ = [
     "MAX_NESTING", "STRING_PATTERN", "FileScan", "RawRecord", "decode_source", "nesting_depth", "scan_code",
     "scan_module",
 ]
-
-#: ``(line, col, end_line, end_col, scope, kind, name, category, provenance, code)``.
-RawRecord = tuple[int, int, int, int, str, str, str, str, str, str]
 
 _TRIVIA = frozenset({
     "lpar", "rpar", "comma", "leading_lines", "lines_after_decorators", "header", "footer",
@@ -557,9 +555,9 @@ def scan_module(module: cst.Module, text: str) -> tuple[list[RawRecord], Scope]:
         if start is None or end is None:  # pragma: no cover - every asked node is generated
             continue
         line, col = start[0], start[1]
-        out.append((line, col, end[2], end[3], e.scope, e.kind, e.name, e.category, e.provenance,
-                    lines[line - 1] if line <= len(lines) else ""))
-    out.sort(key=lambda r: (r[0], r[1], r[2], r[3], r[5], r[6]))
+        out.append(RawRecord(line, col, end[2], end[3], e.scope, e.kind, e.name, e.category, e.provenance,
+                             lines[line - 1] if line <= len(lines) else ""))
+    out.sort(key=lambda r: (r.line, r.col, r.end_line, r.end_col, r.kind, r.name))
     return out, walker.module_scope
 
 

@@ -6,11 +6,12 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from .. import __version__
+from ..version import __version__
 from . import (
     backlinks,
     buildinfo,
     candidates,
+    context,
     course,
     coverage,
     diagnostics,
@@ -30,6 +31,7 @@ from . import (
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
     diagnostics.setup(app)  # one path for warnings; documents that warned are read again
+    context.setup(app)  # the store opened for the build, at builder-inited
     source.setup(app)
     snapshot.setup(app)
     backlinks.setup(app)  # snapshot pages link back to the sections citing them

@@ -40,6 +40,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
+from .config import declare as declare_config
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 
@@ -387,10 +388,7 @@ def _check_config(app: Sphinx, config: Any) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the section check, the collectors, the manifest check and the HTML redirects."""
-    app.add_config_value("slimebook_anchors_policy", "ascii", "env", types=[str])
-    app.add_config_value("slimebook_anchors_manifest", "", "", types=[str])
-    app.add_config_value("slimebook_anchors_redirects", "", "html", types=[str])
-    app.add_config_value("slimebook_anchors_mode", "off", "", types=[str])
+    declare_config(app, "anchors")  # slimebook_anchors_policy, _manifest, _redirects, _mode
     app.add_event("slimebook-doc-anchors")
     app.add_event("slimebook-page-anchors")
     app.connect("config-inited", _check_config)

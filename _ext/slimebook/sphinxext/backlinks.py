@@ -27,8 +27,10 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ..snapshots import snapshot_pagename
+from ..spans import span_label
 from .anchors import is_stable
-from .coverage import reading_order
+from .context import reading_order
+from .envrecords import citations as env_citations
 
 __all__ = ["Backlink", "backlinks", "decorate", "setup", "stamp"]
 
@@ -79,7 +81,7 @@ def backlinks(app: Sphinx) -> dict[str, list[Backlink]]:
     if cached is not None:
         return cached
     env = app.env
-    citations = env.__dict__.get("slimebook_citations", {})
+    citations = env_citations(env)
     order = {docname: n for n, docname in enumerate(reading_order(env))}
     result: dict[str, list[Backlink]] = defaultdict(list)
     for docname in sorted(citations, key=lambda d: (order.get(d, len(order)), d)):
@@ -106,10 +108,6 @@ def stamp(app: Sphinx, path: str) -> str:
 
 def _range_id(a: int, b: int) -> str:
     return f"cited-L{a}" if a == b else f"cited-L{a}-L{b}"
-
-
-def _range_text(a: int, b: int) -> str:
-    return f"L{a}" if a == b else f"L{a}–L{b}"
 
 
 def decorate(app: Sphinx, path: str, fragment: str) -> str:
@@ -146,7 +144,7 @@ def decorate(app: Sphinx, path: str, fragment: str) -> str:
             seen: dict[tuple[str, str], Backlink] = {(g.docname, g.section_id): g for g in group}
             targets = "、".join(f'<a class="reference internal" href="{href(g)}">{html.escape(g.label)}</a>'
                                for g in seen.values())
-            out.append(f'<li id="{_range_id(a, b)}"><a href="#L{a}">{_range_text(a, b)}</a> ← {targets}</li>')
+            out.append(f'<li id="{_range_id(a, b)}"><a href="#L{a}">{span_label(a, b)}</a> ← {targets}</li>')
         out.append("</ul></details>")
     out.append("</div>")
 
@@ -157,7 +155,7 @@ def decorate(app: Sphinx, path: str, fragment: str) -> str:
 
     def marks(n: int) -> str:
         return "".join(
-            f'<a class="slime-cited-mark" href="#{_range_id(a, b)}" title="{_range_text(a, b)} 被引用：'
+            f'<a class="slime-cited-mark" href="#{_range_id(a, b)}" title="{span_label(a, b)} 被引用：'
             f'{html.escape("、".join(dict.fromkeys(g.label for g in ranges[(a, b)])))}"></a>'
             for a, b in starts[n])
 
@@ -174,35 +172,15 @@ def decorate(app: Sphinx, path: str, fragment: str) -> str:
     return "\n".join(out) + marked
 
 
+#: Styles of the back-links: a static file, ``static/`` beside this module.
 CSS_FILE = "slimebook-backlinks.css"
-CSS = """\
-/* slimebook back-links on snapshot pages: written by slimebook.sphinxext.backlinks */
-.slime-backlinks { font-size: 0.9em; margin: 0.5em 0 1em; }
-.slime-backlinks ul { margin: 0.2em 0; }
-/* zero width: the mark sits in the gutter and never shifts the code */
-a.slime-cited-mark { display: inline-block; width: 0; text-decoration: none; }
-a.slime-cited-mark::before { content: "◆"; position: relative; left: -0.8em; color: #2f9e6e; font-size: 0.65em; }
-.slime-backlinks li:target { background: rgba(255, 200, 0, 0.25); }
-"""
 
 
 def _reset(app: Sphinx, env: BuildEnvironment) -> None:
     app.__dict__.pop(_CACHE, None)
 
 
-def _write_css(app: Sphinx, exc: Exception | None) -> None:
-    from pathlib import Path
-
-    from ..atomicio import atomic_write
-
-    if exc is None and app.builder.format == "html":
-        target = Path(app.outdir, "_static", CSS_FILE)
-        if not target.exists() or target.read_text(encoding="utf-8") != CSS:
-            atomic_write(target, CSS)
-
-
 def setup(app: Sphinx) -> None:
     """Forget the back-links when the environment changes; ship the styles."""
     app.connect("env-updated", _reset)
     app.add_css_file(CSS_FILE)
-    app.connect("build-finished", _write_css)

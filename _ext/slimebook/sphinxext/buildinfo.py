@@ -20,9 +20,9 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
 from ..buildinfo import FactError, fact
+from .context import get_store, lock_path
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
-from .source import get_store
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class BuildInfo(SphinxRole):
         except FactError as exc:
             warn(self.env, SlimebookWarning.BUILDINFO, "buildinfo: %s", exc, location=self.get_location())
             return [nodes.literal(self.rawtext, self.text, classes=["slimebook-broken"])], []
-        self.env.note_dependency(str(self.env.slimebook_lock_path))
+        self.env.note_dependency(str(lock_path(self.env)))
         doc_data(self.env, _ATTR)[self.env.docname] = platform.python_version()
         node = nodes.literal(value, value) if self.text.strip() in _CODE_KEYS else nodes.Text(value)
         return [nodes.inline("", "", node, classes=["buildinfo"])], []

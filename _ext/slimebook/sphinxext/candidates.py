@@ -24,8 +24,9 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from ..candidates import Notes, NotesError, Settled, parse_notes, settle
+from .config import declare as declare_config
 from .diagnostics import SlimebookWarning, warn
-from .usage import get_scan
+from .scancache import get_scan
 
 logger = logging.getLogger(__name__)
 
@@ -96,5 +97,5 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
 
 def setup(app: Sphinx) -> None:
     """Register the notes option and the gate."""
-    app.add_config_value("slimebook_candidate_notes", "sources/candidate-notes.toml", "env", types=[str])
+    declare_config(app, "candidates")  # slimebook_candidate_notes
     app.connect("env-check-consistency", _check)

@@ -24,6 +24,8 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from ..usage import Coverage, Waiver, WaiverError, coverage, parse_waivers
+from .config import declare as declare_config
+from .context import reading_order
 from .diagnostics import SlimebookWarning, warn
 from .usage import get_scan
 
@@ -55,19 +57,6 @@ def load_waiver_file(app: Sphinx) -> WaiverFile:
         return WaiverFile(path, True, tuple(parse_waivers(path.read_text(encoding="utf-8"))))
     except WaiverError as exc:
         return WaiverFile(path, True, error=exc)
-
-
-def reading_order(env: BuildEnvironment) -> list[str]:
-    """Docnames in the book's reading order (a walk of the toctrees from the root document)."""
-    order: dict[str, None] = {}
-    stack = [env.config.root_doc]
-    while stack:
-        docname = stack.pop()
-        if docname in order:
-            continue
-        order[docname] = None
-        stack.extend(reversed(env.toctree_includes.get(docname, [])))
-    return list(order)
 
 
 def _teaches(env: BuildEnvironment) -> dict[str, list[str]]:
@@ -119,6 +108,6 @@ def _depend(app: Sphinx, doctree) -> None:
 
 def setup(app: Sphinx) -> None:
     """Register the waiver option and the gate."""
-    app.add_config_value("slimebook_coverage_waivers", "sources/coverage-waivers.toml", "env", types=[str])
+    declare_config(app, "coverage")  # slimebook_coverage_waivers
     app.connect("doctree-read", _depend)
     app.connect("env-check-consistency", _check)

@@ -13,6 +13,8 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from .pages import field
+
 #: option → row label, in display order (data, not code paths)
 FIELDS: tuple[tuple[str, str], ...] = (
     ("main-line", "当前主线"),
@@ -40,12 +42,7 @@ class ContextBox(SphinxDirective):
             if key not in self.options:
                 continue
             body, messages = self.parse_inline(self.options[key], lineno=self.lineno)
-            field = nodes.field()
-            field += nodes.field_name(label, label)
-            para = nodes.paragraph()
-            para.extend(body)
-            field += nodes.field_body("", para, *messages)
-            fields += field
+            fields += field(label, body, messages)
         box += fields
         if self.content:
             box.extend(self.parse_content_to_nodes())

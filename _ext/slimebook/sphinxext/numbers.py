@@ -4,7 +4,7 @@
 :meth:`slimebook.usage.Figures.get` (``py-lines``, ``files:slime/``, ``lines:slime/rollout/``,
 ``occurrences:asyncio.gather``, ``occurrences:syntax:await``, ``category:asyncio``, ``kind:syntax``,
 ``records``, ``api-names``, …). A bad key is a warning at ``doc:line`` and shows the key itself.
-The document is read again when the pin or the scanner version changes (see :mod:`.usage`).
+The document is read again when the pin or the scanner version changes (see :mod:`.scancache`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sphinx.util.docutils import SphinxRole
 from ..store import SourceError
 from ..usage import FigureError
 from .diagnostics import SlimebookWarning, warn
-from .usage import get_figures, note_scan_use
+from .scancache import get_figures, note_scan_use
 
 logger = logging.getLogger(__name__)
 

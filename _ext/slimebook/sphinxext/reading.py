@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -41,23 +40,22 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..atomicio import atomic_write
-from ..citations import parse_role_text
+from ..citations import parse_role_text, slime_role_text
 from ..excerpt import ExcerptError, read_excerpt
 from ..repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
 from ..scan.categories import CATEGORIES
 from ..snapshots import snapshot_pagename
+from .context import builds_pages, get_store, lock_path
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
-from .snapshot import builds_pages
-from .source import get_store
-from .usage import category_page, get_scan, note_scan_use, scroll, usage_nodes
+from .pages import GeneratedPage, field, table_frame
+from .scancache import get_scan, note_scan_use
+from .usagetables import category_page, scroll, usage_nodes
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["ENTRY_FIELDS", "setup"]
 
-_ROLE = re.compile(r"\{slime\}`(?P<text>[^`]+)`")
 _NUMBER = re.compile(r"\d{2}\Z")
 
 #: option → label, in display order (one uniform layout for every entry)
@@ -105,12 +103,12 @@ def _roles(directive: SphinxDirective, key: str, value: str) -> list[str] | None
     items = [item.strip() for item in value.split(";")]
     texts: list[str] = []
     for item in items:
-        match = _ROLE.fullmatch(item)
-        if not match:
+        text = slime_role_text(item)
+        if text is None:
             _warn(directive, f"{directive.name}: :{key}: items must each be one {{slime}} role "
                              f"(separated by ';'), got {item!r}", _option_line(directive, key))
             return None
-        texts.append(match.group("text"))
+        texts.append(text)
     return texts
 
 
@@ -175,12 +173,7 @@ class ReadingEntry(SphinxDirective):
                 body, messages = self.parse_inline(self.options[key], lineno=_option_line(self, key) - 1)
             else:
                 continue
-            field = nodes.field()
-            field += nodes.field_name(label, label)
-            para = nodes.paragraph()
-            para.extend(body)
-            field += nodes.field_body("", para, *messages)
-            fields += field
+            fields += field(label, body, messages)
         box += fields
         self.set_source_info(box)
         return [box]
@@ -218,9 +211,9 @@ def _role_label(text: str) -> str:
 def _field_copy(entry: reading_entry, key: str) -> list[nodes.Node]:
     """Copies of the inline nodes of the entry's field ``key`` (links stay pending until resolved)."""
     label = dict(ENTRY_FIELDS)[key]
-    for field in entry.findall(nodes.field):
-        if field[0].astext() == label:
-            return [child.deepcopy() for child in field[1][0].children]
+    for item in entry.findall(nodes.field):
+        if item[0].astext() == label:
+            return [child.deepcopy() for child in item[1][0].children]
     return []
 
 
@@ -241,19 +234,8 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
                  location=placeholder)
             placeholder.replace_self([])
             continue
-        headers = ["编号", "单元", "主题", "入口", "测试", "本书讲解", "固定提交缺少"]
-        table = nodes.table(classes=["colwidths-auto", "reading-order-table"])
-        group = nodes.tgroup(cols=len(headers))
-        table += group
-        for _ in headers:
-            group += nodes.colspec(colwidth=10)
-        head = nodes.thead()
-        row = nodes.row()
-        for header in headers:
-            row += _text_cell(nodes.Text(header))
-        head += row
-        group += head
-        body = nodes.tbody()
+        headers: list[str | nodes.paragraph] = ["编号", "单元", "主题", "入口", "测试", "本书讲解", "固定提交缺少"]
+        table, body = table_frame(headers, ["colwidths-auto", "reading-order-table"])
         for entry in entries:
             row = nodes.row()
             ref = nodes.reference("", "", internal=True, refid=f"reading-entry-{entry['number']}")
@@ -272,7 +254,6 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
             row += _text_cell(*(_field_copy(entry, "covered-by") or [nodes.Text("—")]))
             row += _text_cell(nodes.Text("是" if entry["lacks"] else "—"))
             body += row
-        group += body
         wrapper = nodes.container(classes=["table-wrapper"])
         wrapper += table
         placeholder.replace_self(wrapper)
@@ -299,12 +280,12 @@ class ReadingPath(SphinxDirective):
                 continue
             lineno = _content_line(self, offset)
             role, _, label = line.partition("|")
-            match = _ROLE.fullmatch(role.strip())
-            if not match:
+            text = slime_role_text(role)
+            if text is None:
                 _warn(self, f"reading-path: each line must be one {{slime}} role, optionally '| edge label'; "
                             f"got {line!r}", lineno)
                 return []
-            steps.append((match.group("text"), label.strip(), lineno))
+            steps.append((text, label.strip(), lineno))
         if len(steps) < 2:
             _warn(self, "reading-path: a path needs at least two steps")
             return []
@@ -400,13 +381,26 @@ class RepoMap(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         store = get_store(self.env)
-        self.env.note_dependency(str(self.env.slimebook_lock_path))
+        self.env.note_dependency(str(lock_path(self.env)))
         expand = (self.options.get("expand") or "").split()
         try:
             rows = repo_map(store, expand)
         except RepoMapError as exc:
             _warn(self, f"repo-map: :expand: {exc}", _option_line(self, "expand"))
             return []
+        roles = self._roles()
+        self._check_roles(rows, roles, store.lock.short, expand)
+        top = [row for row in rows if row.depth == 0]
+        total_files, total_lines = sum(r.files for r in top), sum(r.lines for r in top)
+        wrapper = nodes.container(classes=["table-wrapper", "repo-map-wrapper"])
+        wrapper += self._table(rows, roles)
+        summary = nodes.paragraph(classes=["repo-map-summary"])
+        summary += nodes.Text(f"构建时读取 {store.lock.name} 固定提交 {store.lock.short} 的 git 树：共 {total_files} "
+                              f"个文件、{total_lines:,} 行文本。每一层的数字相加等于上一层。")
+        return [summary, wrapper, self._heatmap(rows)]
+
+    def _roles(self) -> dict[str, tuple[str, int]]:
+        """The content's ``key: role`` lines: key → (role text, source line); malformed lines are warned."""
         roles: dict[str, tuple[str, int]] = {}
         for offset, raw in enumerate(self.content):
             lineno = _content_line(self, offset)
@@ -420,33 +414,28 @@ class RepoMap(SphinxDirective):
             if key in roles:
                 _warn(self, f"repo-map: {key!r} has two roles (first at line {roles[key][1]})", lineno)
             roles[key] = (text.strip(), lineno)
+        return roles
+
+    def _check_roles(self, rows: list[DirRow], roles: dict[str, tuple[str, int]], short: str,
+                     expand: list[str]) -> None:
+        """Warn about a role for no row, and a row without a role."""
         keys = {row.key for row in rows}
         for key, (_, lineno) in roles.items():
             if key not in keys:
-                _warn(self, f"repo-map: {key!r} is not a row of the map at {store.lock.short} "
+                _warn(self, f"repo-map: {key!r} is not a row of the map at {short} "
                             f"(rows: top-level directories, subdirectories of {' '.join(expand) or 'nothing'}, "
                             "and '*' rows for files lying directly in a directory)", lineno)
         for row in rows:
             if row.key not in roles:
-                _warn(self, f"repo-map: the directory row {row.key!r} ({row.files} files at {store.lock.short}) "
+                _warn(self, f"repo-map: the directory row {row.key!r} ({row.files} files at {short}) "
                             "has no role; add a line 'path: role' to the directive")
+
+    def _table(self, rows: list[DirRow], roles: dict[str, tuple[str, int]]) -> nodes.table:
+        """The directory table: one row per :class:`DirRow`, its role parsed as inline markup, then the totals."""
         top = [row for row in rows if row.depth == 0]
         total_files, total_lines = sum(r.files for r in top), sum(r.lines for r in top)
         total_skipped = sum(r.skipped for r in top)
-
-        headers = ["目录", "文件", "行", "作用"]
-        table = nodes.table(classes=["colwidths-auto", "repo-map"])
-        group = nodes.tgroup(cols=len(headers))
-        table += group
-        for _ in headers:
-            group += nodes.colspec(colwidth=10)
-        head = nodes.thead()
-        hrow = nodes.row()
-        for header in headers:
-            hrow += _text_cell(nodes.Text(header))
-        head += hrow
-        group += head
-        body = nodes.tbody()
+        table, body = table_frame(["目录", "文件", "行", "作用"], ["colwidths-auto", "repo-map"])
         for row in rows:
             trow = nodes.row(classes=[f"repo-map-depth-{row.depth}"])
             label = _row_label(row)
@@ -467,13 +456,10 @@ class RepoMap(SphinxDirective):
         total += _text_cell(nodes.strong(f"{total_lines:,}", f"{total_lines:,}"))
         total += _text_cell(nodes.Text(f"{total_skipped} 个条目不计行数（二进制文件或符号链接）"))
         body += total
-        group += body
-        wrapper = nodes.container(classes=["table-wrapper", "repo-map-wrapper"])
-        wrapper += table
-        summary = nodes.paragraph(classes=["repo-map-summary"])
-        summary += nodes.Text(f"构建时读取 {store.lock.name} 固定提交 {store.lock.short} 的 git 树：共 {total_files} "
-                              f"个文件、{total_lines:,} 行文本。每一层的数字相加等于上一层。")
+        return table
 
+    def _heatmap(self, rows: list[DirRow]) -> repo_heatmap:
+        """The heat map placeholder: records per category under each row (resolved at ``doctree-resolved``)."""
         note_scan_use(self.env)
         records = get_scan(self.env).records
         categories = [c for c in CATEGORIES if any(r.category == c for r in records)]
@@ -484,7 +470,7 @@ class RepoMap(SphinxDirective):
         doc_data(self.env, "slimebook_repomap_rows")[self.env.docname] = [row.key for row in rows]
         heat = repo_heatmap(rows=heat_rows, categories=categories)
         self.set_source_info(heat)
-        return [summary, wrapper, heat]
+        return heat
 
 
 def _heat_level(count: int, peak: int) -> int:
@@ -552,9 +538,7 @@ def _dir_records(records: list, key: str) -> list:
 
 
 def _dir_page_body(app: Sphinx, key: str, records: list) -> str:
-    from .usagepages import _Page  # the usage pages' link and table helpers, shared
-
-    page = _Page(app, dir_page(key))
+    page = GeneratedPage(app, dir_page(key))
     where = "根目录下直接的文件" if key == ROOT_FILES else (
         f"{key[:-2]}/ 下直接的文件" if key.endswith("/" + ROOT_FILES) else f"{key}/")
     section = nodes.section(ids=["slimebook-usage-dir"])
@@ -618,40 +602,13 @@ def _resolve_paths(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         node["code"] = code
 
 
-#: Styles of the entry boxes, the tables and the heat map, written to ``_static/`` of HTML output.
+#: Styles of the entry boxes, the tables and the heat map: a static file, ``static/`` beside this module.
 CSS_FILE = "slimebook-reading.css"
-CSS = """\
-/* slimebook reading order and repository map: written by slimebook.sphinxext.reading */
-.admonition.reading-entry { border-left-color: #2f9e6e; }
-.admonition.reading-entry > .admonition-title { background: rgba(47, 158, 110, 0.1); }
-.reading-entry-fields { margin: 0.3em 0; }
-table.reading-order-table, table.repo-map, table.repo-heatmap { font-size: 0.85em; }
-table.reading-order-table td, table.repo-map td, table.repo-heatmap td { padding: 0.15em 0.5em; vertical-align: top; }
-table.reading-order-table td p, table.repo-map td p, table.repo-heatmap td p { margin: 0; }
-table.repo-map td:nth-child(2), table.repo-map td:nth-child(3) { text-align: right; white-space: nowrap; }
-table.repo-map th, table.repo-heatmap th { white-space: nowrap; }
-table.repo-map td:first-child, table.repo-heatmap td:first-child { white-space: nowrap; }
-table.repo-map tr.repo-map-depth-0 td:first-child code { font-weight: 600; }
-table.repo-heatmap td { text-align: center; }
-table.repo-heatmap td.repo-heat-1 { background: rgba(230, 120, 30, 0.12); }
-table.repo-heatmap td.repo-heat-2 { background: rgba(230, 120, 30, 0.28); }
-table.repo-heatmap td.repo-heat-3 { background: rgba(230, 120, 30, 0.48); }
-table.repo-heatmap td.repo-heat-4 { background: rgba(230, 120, 30, 0.7); }
-p.reading-path-caption { font-style: italic; text-align: center; }
-"""
-
-
-def _write_css(app: Sphinx, exc: Exception | None) -> None:
-    if exc is None and app.builder.format == "html":
-        target = Path(app.outdir, "_static", CSS_FILE)
-        if not target.exists() or target.read_text(encoding="utf-8") != CSS:
-            atomic_write(target, CSS)
 
 
 def setup(app: Sphinx) -> None:
     """Register the directives, their nodes and hooks."""
     app.add_css_file(CSS_FILE)
-    app.connect("build-finished", _write_css)
     app.add_node(reading_entry, html=(_visit_entry, _depart_entry), latex=(_visit_entry, _depart_entry),
                  text=(_visit_entry, _depart_entry))
     app.add_directive("reading-entry", ReadingEntry)

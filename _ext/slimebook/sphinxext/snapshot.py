@@ -20,16 +20,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import sphinx
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
 from ..atomicio import atomic_write
-from ..snapshots import RENDERER_VERSION, render_snapshot, snapshot_pagename
+from ..snapshots import render_snapshot, snapshot_pagename
 from ..store import SourceContentError, SourceError
+from . import backlinks
+from .context import builds_pages, get_store, page_stamp_base
 from .diagnostics import SlimebookWarning, warn
+from .envrecords import citations
 
 logger = logging.getLogger(__name__)
 
@@ -98,27 +100,18 @@ def add_snapshot_paths(app: Sphinx, paths: set[str]) -> None:
     app.__dict__.setdefault("slimebook_snapshot_paths", set()).update(paths)
 
 
-def builds_pages(app: Sphinx) -> bool:
-    """True when the builder writes generated pages (snapshots, usage pages): HTML, but not epub or singlehtml."""
-    return app.builder.format == "html" and app.builder.name != "singlehtml" and not app.builder.name.startswith("epub")
-
-
 def snapshot_paths(app: Sphinx) -> list[str]:
     """Every path that gets a snapshot page in this build, sorted."""
-    from .source import get_store
-
     env = app.env
     store = get_store(env)
     wanted = set(store.files(".py"))
     wanted.update(app.__dict__.get("slimebook_snapshot_paths", set()))
-    for records in env.__dict__.get("slimebook_citations", {}).values():
+    for records in citations(env).values():
         wanted.update(record["path"] for record in records)
     return sorted(wanted)
 
 
 def _page_body(app: Sphinx, path: str, fragment: str) -> str:
-    from .source import get_store
-
     lock = get_store(app.env).lock
     upstream = html.escape(lock.permalink(path))
     return (
@@ -129,37 +122,22 @@ def _page_body(app: Sphinx, path: str, fragment: str) -> str:
     )
 
 
-def _page_stamp_base(app: Sphinx) -> str:
-    """What every snapshot page depends on besides its blob: config, tags, navigation, renderer, pin."""
-    from .source import get_store
-
-    env = app.env
-    info = app.builder.create_build_info()  # type: ignore[attr-defined]
-    nav = [(doc, env.titles[doc].astext(), env.toctree_includes.get(doc, [])) for doc in sorted(env.titles)]
-    payload = json.dumps([info.config_hash, info.tags_hash, nav, RENDERER_VERSION, sphinx.__version__,
-                          get_store(env).lock.commit], ensure_ascii=False)
-    return hashlib.sha256(payload.encode()).hexdigest()
-
-
 def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     """``html-collect-pages``: yield one page per snapshot path whose output is missing or stale.
 
     A page is skipped when ``_snapshot/.stamps.json`` in the output directory records the same stamp
-    (blob id + :func:`_page_stamp_base`) and the file exists, so incremental builds stay cheap. The
+    (blob id + :func:`page_stamp_base`) and the file exists, so incremental builds stay cheap. The
     stamps are written (atomically) only after every yielded page was written.
     """
     if not builds_pages(app):
         return
-    from . import backlinks  # late: backlinks → coverage → usage → snapshot
-    from .source import get_store
-
     store = get_store(app.env)
     stamp_file = Path(app.outdir, "_snapshot", ".stamps.json")
     try:
         old = json.loads(stamp_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         old = {}
-    base = _page_stamp_base(app)
+    base = page_stamp_base(app)
     new: dict[str, str] = {}
     for path in snapshot_paths(app):
         try:

@@ -20,41 +20,20 @@ from pygments.lexers import get_all_lexers, get_lexer_for_filename
 from pygments.util import ClassNotFound
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
-from sphinx.errors import ExtensionError
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ..citations import parse_role_text
 from ..excerpt import Excerpt, ExcerptError, read_excerpt
-from ..lock import LockError, SourceLock, load_lock
-from ..store import SourceError, SourceStore
+from ..lock import SourceLock
+from .context import builds_pages, get_store, lock_path
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
-from .snapshot import builds_pages, make_snapshot_ref, snapshot_link
+from .envrecords import CitationRecord
+from .snapshot import make_snapshot_ref, snapshot_link
 
 logger = logging.getLogger(__name__)
-
-
-# -- store access -----------------------------------------------------------------------------------
-def get_store(env: BuildEnvironment) -> SourceStore:
-    """The :class:`SourceStore` opened at ``builder-inited`` (raises ExtensionError before that)."""
-    store = getattr(env, "slimebook_store", None)
-    if store is None:
-        raise ExtensionError("slimebook: the source store is not open (builder-inited has not run)")
-    return store
-
-
-def _open_store(app: Sphinx) -> None:
-    lock_path = Path(app.confdir, app.config.slimebook_lock)
-    try:
-        lock = load_lock(lock_path, app.config.slimebook_source)
-        store = SourceStore(lock)
-        store.require()
-    except (LockError, SourceError) as exc:
-        raise ExtensionError(f"slimebook: {exc}") from exc
-    app.env.slimebook_store = store  # type: ignore[attr-defined]
-    app.env.slimebook_lock_path = lock_path  # type: ignore[attr-defined]
 
 
 # -- anchors ----------------------------------------------------------------------------------------
@@ -99,9 +78,9 @@ def _language_for(suffix: str) -> str:
 
 # -- citations kept on the environment ----------------------------------------------------------------
 def _record(env: BuildEnvironment, lineno: int, kind: str, excerpt: Excerpt, spec: dict[str, Any]) -> None:
-    citations = doc_data(env, "slimebook_citations")
+    citations: dict[str, list[CitationRecord]] = doc_data(env, "slimebook_citations")
     citations.setdefault(env.docname, []).append(
-        {
+        {  # type: ignore[typeddict-item]  # spec holds the options as written: lines, pyobject
             "docname": env.docname,
             "lineno": lineno,
             "kind": kind,
@@ -218,7 +197,7 @@ class SlimeSource(SphinxDirective):
         except ExcerptError as exc:
             warn(self.env, SlimebookWarning.SOURCE, "slime-source: %s", exc, location=(self.env.docname, self.lineno))
             return []
-        self.env.note_dependency(str(self.env.slimebook_lock_path))
+        self.env.note_dependency(str(lock_path(self.env)))
         _record(self.env, self.lineno, "directive", excerpt,
                 {"lines": self.options.get("lines"), "pyobject": self.options.get("pyobject")})
 
@@ -297,7 +276,7 @@ class SlimeRole(SphinxRole):
         except ExcerptError as exc:
             return self._fail(str(exc))
         _record(self.env, self._line(), "role", excerpt, {"lines": spec, "pyobject": pyobject})
-        self.env.note_dependency(str(self.env.slimebook_lock_path))
+        self.env.note_dependency(str(lock_path(self.env)))
         lock = store.lock
         whole = not spec and not pyobject
         if has_title:
@@ -367,14 +346,11 @@ def keep_blank_lines(app: Sphinx, config: Any) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    """Register the directive, the role, config values and environment hooks."""
-    app.add_config_value("slimebook_lock", "sources/sources.toml", "env", types=[str])
-    app.add_config_value("slimebook_source", "slime", "env", types=[str])
+    """Register the directive, the role and environment hooks (the store and its config: :mod:`.context`)."""
     app.add_directive("slime-source", SlimeSource)
     app.add_post_transform(SingleLabelForRuns)
     app.add_node(excerpt_caption)  # replaced by ExcerptCaptions in every builder
     app.add_post_transform(ExcerptCaptions)
     app.add_role("slime", SlimeRole())
-    app.connect("builder-inited", _open_store)
     app.connect("config-inited", keep_blank_lines, priority=900)  # after Sphinx converts the old form (800)
     keep_per_doc(app, "slimebook_citations")

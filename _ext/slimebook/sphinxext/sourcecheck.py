@@ -23,8 +23,11 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ..drift import Cited, Drift, DriftChecker, Status, summarize
+from ..spans import runs_label
 from ..store import SourceError, SourceStore
-from .source import get_store
+from .context import builds_pages, get_store, reading_order
+from .envrecords import CitationRecord
+from .envrecords import citations as env_citations
 
 __all__ = ["LABEL", "PAGENAME", "setup"]
 
@@ -59,28 +62,15 @@ def _register_label(app: Sphinx, env: BuildEnvironment) -> None:
     std.labels[LABEL] = (PAGENAME, "", TITLE)  # type: ignore[attr-defined]
 
 
-def _reading_order(env: BuildEnvironment) -> dict[str, int]:
-    """Docname → position in the book's reading order (a walk of the toctrees from the root)."""
-    order: dict[str, int] = {}
-    stack = [env.config.root_doc]
-    while stack:
-        docname = stack.pop()
-        if docname in order:
-            continue
-        order[docname] = len(order)
-        stack.extend(reversed(env.toctree_includes.get(docname, [])))
-    return order
-
-
-def _records(env: BuildEnvironment) -> list[dict[str, Any]]:
+def _records(env: BuildEnvironment) -> list[CitationRecord]:
     """Every recorded citation, in reading order (documents outside the toctrees last), then by line."""
-    citations = env.__dict__.get("slimebook_citations", {})
+    citations = env_citations(env)
     records = [r for docname in citations if docname in env.all_docs for r in citations[docname]]
-    order = _reading_order(env)
+    order = {docname: n for n, docname in enumerate(reading_order(env))}
     return sorted(records, key=lambda r: (order.get(r["docname"], len(order)), r["docname"], r["lineno"]))
 
 
-def _compare(store: SourceStore, records: list[dict[str, Any]]) -> tuple[str, list[Drift | None]]:
+def _compare(store: SourceStore, records: list[CitationRecord]) -> tuple[str, list[Drift | None]]:
     """A sentence about the previous pin and one drift per record (None when not compared)."""
     lock = store.lock
     previous = lock.previous_commit
@@ -116,7 +106,7 @@ def _status_cell(drift: Drift | None, anchor: str) -> str:
     cls = f"slimebook-status slimebook-status-{drift.status}"
     detail = ""
     if drift.status is Status.MOVED and drift.new_runs:
-        detail = f"上一个 pin 在 {_runs(drift.new_runs)}"
+        detail = f"上一个 pin 在 {runs_label(drift.new_runs)}"
     elif drift.status is Status.CHANGED:
         detail = f'<a href="#{anchor}">diff</a>'
     elif drift.note:
@@ -130,11 +120,7 @@ def _breakable(text: str) -> str:
     return html.escape(text).replace("/", "/<wbr>")
 
 
-def _runs(runs: Any) -> str:
-    return ", ".join(f"L{a}" if a == b else f"L{a}–L{b}" for a, b in runs)
-
-
-def _selection(record: dict[str, Any]) -> str:
+def _selection(record: CitationRecord | dict[str, Any]) -> str:
     path = f"<code>{_breakable(record['path'])}</code>"
     if record.get("pyobject"):
         return f"{path} <code>{html.escape(record['pyobject'])}</code>"
@@ -181,7 +167,7 @@ def _render(app: Sphinx) -> str:
             "<tr>"
             f'<td><a href="{html.escape(uri)}">{_breakable(where)}</a><br/>'
             f"<small>{html.escape(record['kind'])}</small></td>"
-            f"<td>{_selection(record)}<br/><small>{_runs(record['runs'])} · blob "
+            f"<td>{_selection(record)}<br/><small>{runs_label(record['runs'])} · blob "
             f'<code class="slimebook-blob" title="{record["blob"]}">{record["blob"][:12]}</code></small></td>'
             f"<td>{_status_cell(drift, anchor)}</td>"
             "</tr>"
@@ -199,7 +185,7 @@ def _render(app: Sphinx) -> str:
 
 
 def _collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    if app.builder.name == "singlehtml" or app.builder.name.startswith("epub"):
+    if not builds_pages(app):
         return
     yield PAGENAME, {"title": TITLE, "body": _render(app), "parents": []}, "page.html"
 

@@ -1,315 +1,49 @@
-"""The usage index in documents: the ``usage-index`` directive, the ``{usage}`` role, and the scan they read.
+"""The usage index in documents: the ``usage-index`` directive and the ``{usage}`` role.
 
-Data flow: :func:`slimebook.scan.scan_store` runs once per build process at ``builder-inited`` (a warm
-scan only reads the cache) and is kept in a module-level cache keyed by (repository, commit, scanner
-version), so ``-j N`` readers and writers, forked later, inherit it and nothing of it is pickled into
-the environment. The directive only parses and validates its options and leaves a ``usage_index``
-placeholder; the table is built at ``doctree-resolved``, when every document's ``lesson-teaches`` is
-known (``:lesson: other-doc`` works whatever the reading order) and the links can be made relative to
-the page being written. The same table builder (:func:`usage_nodes`) serves the generated pages of
-:mod:`.usagepages`.
-
-Per document the environment keeps only the scan key and the lessons a table reads (merged and
-purged: parallel-read safe); ``env-get-outdated`` re-reads those documents when the scanner version
-or pin changes, or when a lesson they list changed.
+The directive only parses and validates its options and leaves a ``usage_index`` placeholder; the table is
+built at ``doctree-resolved``, when every document's ``lesson-teaches`` is known (``:lesson: other-doc`` works
+whatever the reading order) and the links can be made relative to the page being written. The scan they read
+lives in :mod:`.scancache`; the tables, shared with the generated pages of :mod:`.usagepages`, in
+:mod:`.usagetables`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
-from sphinx.environment import BuildEnvironment
 from sphinx.util import docname_join, logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from ..lock import SourceLock
-from ..scan import ScanResult, scan_store, scanner_version
+from ..scan import ScanResult
 from ..scan.categories import CATEGORIES
-from ..snapshots import snapshot_pagename
-from ..usage import COLUMNS, Figures, Query, QueryError, key_of, name_anchor, parse_list, select
+from ..usage import COLUMNS, Query, QueryError, key_of, name_anchor, parse_list, select
+from . import scancache, usagetables
+from .config import declare as declare_config
+from .context import builds_pages, get_store
 from .diagnostics import SlimebookWarning, warn
-from .envdata import doc_data, keep_per_doc
-from .snapshot import add_snapshot_paths, builds_pages
-from .source import get_store
+from .scancache import get_figures, get_scan, note_scan_use, scan_key
+from .usagetables import (
+    COVERAGE_PAGE,
+    FILES_PAGE,
+    OVERVIEW_PAGE,
+    PRINT_COLUMNS,
+    Render,
+    breakable_literal,
+    category_page,
+    scroll,
+    usage_nodes,
+)
 
 logger = logging.getLogger(__name__)
 
+#: Names other modules and tests import from here (defined in :mod:`.scancache` and :mod:`.usagetables`).
 __all__ = [
     "COVERAGE_PAGE", "FILES_PAGE", "OVERVIEW_PAGE", "Render", "category_page", "get_figures", "get_scan",
-    "breakable_literal", "scan_key", "scroll", "usage_nodes",
+    "breakable_literal", "note_scan_use", "scan_key", "scroll", "usage_nodes",
 ]
-
-#: Generated pages (see :mod:`.usagepages`).
-PAGE_ROOT = "_slimebook/usage"
-OVERVIEW_PAGE = f"{PAGE_ROOT}/index"
-FILES_PAGE = f"{PAGE_ROOT}/files"
-COVERAGE_PAGE = f"{PAGE_ROOT}/coverage"
-
-
-def category_page(category: str) -> str:
-    """The page name of a category's page: ``_slimebook/usage/category/asyncio``."""
-    return f"{PAGE_ROOT}/category/{category}"
-
-
-#: Column → header shown in tables.
-HEADERS: dict[str, str] = {
-    "id": "编号", "location": "位置", "scope": "作用域", "kind": "种类", "name": "名称",
-    "provenance": "依据", "code": "代码",
-}
-#: Relative column widths, in HTML and LaTeX alike (the table spans the column; cells wrap inside their share).
-_WIDTHS = {"id": 12, "location": 22, "scope": 17, "kind": 11, "name": 18, "provenance": 13, "code": 44}
-#: Default columns outside HTML (LaTeX, text).
-PRINT_COLUMNS: tuple[str, ...] = ("location", "code", "scope", "name")
-
-
-# -- the scan, once per process ----------------------------------------------------------------------------
-_SCANS: dict[tuple[str, str, str], ScanResult] = {}
-_FIGURES: dict[tuple[str, str, str], Figures] = {}
-
-
-def _key(env: BuildEnvironment) -> tuple[str, str, str]:
-    store = get_store(env)
-    return (str(store.git_dir), store.lock.commit, scanner_version())
-
-
-def scan_key(env: BuildEnvironment) -> str:
-    """``<commit>:<scanner version>``: what a document built from the scan depends on."""
-    _, commit, version = _key(env)
-    return f"{commit}:{version}"
-
-
-def get_scan(env: BuildEnvironment) -> ScanResult:
-    """The scan of the pin, computed on first use in this process and kept (one entry) afterwards."""
-    key = _key(env)
-    result = _SCANS.get(key)
-    if result is None:
-        result = scan_store(get_store(env))
-        _SCANS.clear()
-        _FIGURES.clear()
-        _SCANS[key] = result
-    return result
-
-
-def get_figures(env: BuildEnvironment) -> Figures:
-    """The :class:`~slimebook.usage.Figures` of the pin (cached like the scan)."""
-    result = get_scan(env)
-    key = _key(env)
-    figures = _FIGURES.get(key)
-    if figures is None:
-        figures = _FIGURES[key] = Figures(get_store(env), result)
-    figures.store = get_store(env)  # this build's store: the cache keeps numbers, not another build's reader
-    return figures
-
-
-def _scan_at_start(app: Sphinx) -> None:
-    """``builder-inited`` (after the store is open): scan, and ask for snapshot pages of every scanned file."""
-    result = get_scan(app.env)
-    add_snapshot_paths(app, {f.path for f in result.files})
-    logger.info("slimebook: usage scan %s: %d records in %d files", result.version, len(result.records),
-                len(result.files))
-
-
-# -- environment bookkeeping -------------------------------------------------------------------------------
-def note_scan_use(env: BuildEnvironment, lessons: Iterable[str] = ()) -> None:
-    """Record that the current document is built from the scan (and from these lessons' declarations)."""
-    docs = doc_data(env, "slimebook_usage_docs")
-    info = docs.setdefault(env.docname, {"scan": scan_key(env), "lessons": []})
-    info["lessons"] = sorted(set(info["lessons"]) | set(lessons))
-    env.note_dependency(str(env.slimebook_lock_path))
-
-
-def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
-              removed: set[str]) -> list[str]:
-    """Documents to read again: built from another scan, or listing a lesson that changed."""
-    key = scan_key(env)
-    touched = added | changed | removed
-    return sorted(
-        docname for docname, info in env.__dict__.get("slimebook_usage_docs", {}).items()
-        if docname not in touched and docname in env.all_docs
-        and (info["scan"] != key or any(lesson in touched for lesson in info["lessons"]))
-    )
-
-
-# -- rendering ---------------------------------------------------------------------------------------------
-@dataclass
-class Render:
-    """How tables are drawn on one output page.
-
-    Attributes:
-        lock: the pin (permalinks).
-        uri: page name → URI relative to the page being written; None when this builder makes no
-            generated pages (LaTeX, text, singlehtml): locations and names are then plain text.
-        claim: called with an occurrence id; True when the row may carry it as its HTML id.
-        collapse: tables with more rows than this sit in a collapsible block (HTML only).
-        details: True when the collapsible block may be used (HTML builders).
-    """
-
-    lock: SourceLock
-    uri: Callable[[str], str] | None
-    claim: Callable[[str], bool]
-    collapse: int = 30
-    details: bool = True
-
-    def snapshot(self, path: str, line: int) -> str | None:
-        return None if self.uri is None else f"{self.uri(snapshot_pagename(path))}#L{line}"
-
-    def name(self, category: str, key: str) -> str | None:
-        return None if self.uri is None else f"{self.uri(category_page(category))}#{name_anchor(key)}"
-
-    def upstream(self, path: str, line: int, source: str) -> str:
-        # GitHub shows Markdown rendered; ?plain=1 makes the #L anchor land on the line.
-        return self.lock.permalink(path + ("?plain=1" if source == "doc" else ""), line)
-
-
-class wbr(nodes.Inline, nodes.Element):  # noqa: N801 - docutils node naming
-    """A line-break opportunity inside code: ``<wbr>`` in HTML, ``\\allowbreak`` in LaTeX, nothing elsewhere."""
-
-    def astext(self) -> str:
-        return ""
-
-
-def _visit_wbr_html(self: Any, node: wbr) -> None:
-    self.body.append("<wbr>")
-    raise nodes.SkipNode
-
-
-def _visit_wbr_latex(self: Any, node: wbr) -> None:
-    self.body.append(r"\allowbreak{}")
-    raise nodes.SkipNode
-
-
-def _skip_node(self: Any, node: nodes.Node) -> None:
-    raise nodes.SkipNode
-
-
-_BREAK_AFTER = re.compile(r"(?<=[./_])(?=.)")
-
-
-def breakable_literal(text: str) -> nodes.literal:
-    """Inline code of ``text`` that may wrap after each ``.``, ``/`` and ``_`` (names, paths) in a narrow column."""
-    literal = nodes.literal(text, "")
-    for n, part in enumerate(_BREAK_AFTER.split(text)):
-        if n:
-            literal += wbr()
-        literal += nodes.Text(part)
-    return literal
-
-
-class usage_details(nodes.General, nodes.Element):  # noqa: N801 - docutils node naming
-    """A collapsible block: ``<details><summary>{summary}</summary>…</details>`` (HTML only)."""
-
-
-def _visit_details(self: Any, node: usage_details) -> None:
-    import html
-
-    self.body.append(f'<details class="slimebook-usage-details"><summary>{html.escape(node["summary"])}'
-                     "</summary>\n")
-
-
-def _depart_details(self: Any, node: usage_details) -> None:
-    self.body.append("</details>\n")
-
-
-def _entry(*children: nodes.Node) -> nodes.entry:
-    entry = nodes.entry()
-    para = nodes.paragraph()
-    para.extend(children)
-    entry += para
-    return entry
-
-
-def _link(text_node: nodes.Node, uri: str | None, title: str = "", classes: Sequence[str] = ()) -> nodes.Node:
-    if uri is None:
-        return text_node
-    ref = nodes.reference("", "", refuri=uri, internal=not uri.startswith(("http:", "https:")),
-                          classes=list(classes))
-    if title:
-        ref["reftitle"] = title
-    ref += text_node
-    return ref
-
-
-def _cell(column: str, record, r: Render) -> nodes.entry:
-    entry = _content(column, record, r)
-    entry["classes"].append(f"slimebook-col-{column}")
-    return entry
-
-
-def _content(column: str, record, r: Render) -> nodes.entry:
-    if column == "id":
-        return _entry(_link(nodes.literal(record.id, record.id), f"#{record.id}" if r.uri else None,
-                            classes=["slimebook-occ"]))
-    if column == "location":
-        where = f"{record.path}:{record.line}"
-        local = _link(breakable_literal(where), r.snapshot(record.path, record.line),
-                      f"{where} 在固定提交 {r.lock.short} 处的快照", ["slime-snapshot"])
-        up = nodes.reference("", "↗", refuri=r.upstream(record.path, record.line, record.source),
-                             reftitle=f"{where} @ {r.lock.short}（上游）", classes=["slime-permalink"])
-        return _entry(local, nodes.Text(" "), up)
-    if column == "scope":
-        return _entry(breakable_literal(record.scope))
-    if column == "kind":
-        return _entry(nodes.Text(record.kind))
-    if column == "name":
-        return _entry(_link(breakable_literal(record.name), r.name(record.category, key_of(record))))
-    if column == "provenance":
-        return _entry(nodes.Text(record.provenance))
-    code = record.code.strip()
-    return _entry(nodes.literal(code, code, classes=["code", "highlight", "python"], language="python"))
-
-
-def usage_table(records: Sequence, columns: Sequence[str], r: Render) -> nodes.table:
-    """A table of ``records`` with ``columns`` (see :data:`~slimebook.usage.COLUMNS`)."""
-    # proportional, wrapping columns in every format: sized to their content, a long scope or code line
-    # made the table wider than the page's column
-    table = nodes.table(classes=["slimebook-usage", "colwidths-given"])
-    group = nodes.tgroup(cols=len(columns))
-    table += group
-    for column in columns:
-        group += nodes.colspec(colwidth=_WIDTHS[column])
-    head = nodes.thead()
-    row = nodes.row()
-    for column in columns:
-        row += _entry(nodes.Text(HEADERS[column]))
-        row[-1]["classes"].append(f"slimebook-col-{column}")
-    head += row
-    group += head
-    body = nodes.tbody()
-    for record in records:
-        row = nodes.row()
-        if r.uri is not None and r.claim(record.id):
-            row["ids"].append(record.id)
-        for column in columns:
-            row += _cell(column, record, r)
-        body += row
-    group += body
-    return table
-
-
-def scroll(table: nodes.table, html: bool) -> nodes.Element:
-    """In HTML, ``table`` inside a horizontally scrolling block (Furo's ``table-wrapper``: Furo wraps tables
-    in a post-transform, which has run before these tables exist)."""
-    if not html:
-        return table
-    wrapper = nodes.container(classes=["table-wrapper", "slimebook-usage-wrapper"])
-    wrapper += table
-    return wrapper
-
-
-def usage_nodes(records: Sequence, columns: Sequence[str], r: Render, summary: str = "") -> list[nodes.Node]:
-    """The table of ``records``, inside a collapsible block when longer than ``r.collapse`` rows."""
-    table = scroll(usage_table(records, columns, r), r.details)
-    if len(records) > r.collapse and r.details:
-        details = usage_details(summary=summary or f"展开全部 {len(records)} 处")
-        details += table
-        return [details]
-    return [table]
 
 
 def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query) -> nodes.paragraph:
@@ -515,13 +249,9 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 def setup(app: Sphinx) -> None:
     """Register the directive, the role, their nodes and hooks."""
-    app.add_config_value("slimebook_usage_collapse", 30, "env", types=[int])
-    app.add_node(usage_details, html=(_visit_details, _depart_details))
-    app.add_node(wbr, html=(_visit_wbr_html, None), latex=(_visit_wbr_latex, None),
-                 **{f: (_skip_node, None) for f in ("text", "man", "texinfo")})
+    declare_config(app, "usage")  # slimebook_usage_collapse
+    usagetables.setup(app)
     app.add_directive("usage-index", UsageIndex)
     app.add_role("usage", UsageRole())
-    app.connect("builder-inited", _scan_at_start, priority=600)  # after source._open_store (500)
-    keep_per_doc(app, "slimebook_usage_docs")
-    app.connect("env-get-outdated", _outdated)
+    scancache.setup(app)
     app.connect("doctree-resolved", _resolve)

@@ -23,35 +23,32 @@ import hashlib
 import io
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
-from sphinx.util.osutil import relative_uri
 
 from ..atomicio import atomic_write
-from ..scan import write_json, write_tsv
+from ..scan import ScanResult, write_json, write_tsv
 from ..scan.categories import CATEGORIES
-from ..scan.records import KINDS
+from ..scan.records import KINDS, Occurrence
 from ..snapshots import snapshot_pagename
-from ..usage import API_KINDS, Coverage, CoverageRow, category_members, key_of, name_anchor
+from ..usage import API_KINDS, Coverage, category_members, key_of, name_anchor
 from .candidates import book_settled, load_notes_file
+from .context import builds_pages, page_stamp_base
 from .coverage import WaiverFile, book_coverage, load_waiver_file
-from .snapshot import _page_stamp_base, builds_pages
-from .source import get_store
-from .usage import (
+from .pages import GeneratedPage, interleave, join_para, make_para, make_ref, make_section, simple_table
+from .scancache import get_scan
+from .usagetables import (
     COVERAGE_PAGE,
     FILES_PAGE,
     OVERVIEW_PAGE,
     PAGE_ROOT,
-    Render,
     breakable_literal,
     category_page,
-    get_scan,
-    scroll,
     usage_nodes,
 )
 
@@ -60,7 +57,8 @@ logger = logging.getLogger(__name__)
 JSON_FILE = f"{PAGE_ROOT}/usage.json"
 TSV_FILE = f"{PAGE_ROOT}/usage.tsv"
 _STAMP = f"{PAGE_ROOT}/.stamp"
-_CODE = tuple(Path(__file__).with_name(n) for n in ("usage.py", "usagepages.py", "coverage.py", "candidates.py"))
+_CODE = tuple(Path(__file__).with_name(n) for n in ("usage.py", "usagetables.py", "pages.py", "usagepages.py",
+                                                    "coverage.py", "candidates.py"))
 
 #: A sentence per category: what it holds.
 CATEGORY_TEXT: dict[str, str] = {
@@ -94,205 +92,112 @@ _KIND_TEXT = {
 _STATUS_TEXT = {"unmapped": "未覆盖", "waived": "豁免", "taught": "已讲解"}
 
 
-# -- small node builders -----------------------------------------------------------------------------------
-def _para(*parts: nodes.Node | str, classes: list[str] | None = None) -> nodes.paragraph:
-    para = nodes.paragraph(classes=classes or [])
-    para.extend(nodes.Text(p) if isinstance(p, str) else p for p in parts)
-    return para
-
-
 def _code(text: str) -> nodes.literal:
     return breakable_literal(text)
 
 
-def _ref(uri: str, *children: nodes.Node | str, title: str = "") -> nodes.reference:
-    ref = nodes.reference("", "", refuri=uri, internal=not uri.startswith(("http:", "https:")))
-    if title:
-        ref["reftitle"] = title
-    ref.extend(nodes.Text(c) if isinstance(c, str) else c for c in children)
-    return ref
-
-
-def _section(ids: str, title: str | nodes.Node) -> nodes.section:
-    section = nodes.section(ids=[ids])
-    section += nodes.title("", "", nodes.Text(title) if isinstance(title, str) else title)
-    return section
-
-
-def _simple_table(headers: list[str | nodes.paragraph], rows: list[list[nodes.Node | str]], classes: list[str],
-                  wrap: tuple[int, ...] = ()) -> nodes.Element:
-    """A table whose cells wrap (see static/slimebook-usage.css); cells of the columns ``wrap`` (indexes) also get the
-    class ``slimebook-wrap``."""
-    table = nodes.table(classes=["colwidths-auto", "slimebook-usage-simple", *classes])
-    group = nodes.tgroup(cols=len(headers))
-    table += group
-    for _ in headers:
-        group += nodes.colspec(colwidth=10)
-    head = nodes.thead()
-    row = nodes.row()
-    for header in headers:
-        row += nodes.entry("", header if isinstance(header, nodes.paragraph) else _para(header))
-    head += row
-    group += head
-    body = nodes.tbody()
-    for cells in rows:
-        row = nodes.row()
-        for index, cell in enumerate(cells):
-            row += nodes.entry("", cell if isinstance(cell, nodes.Element) and not isinstance(cell, nodes.Inline)
-                               else _para(cell), classes=["slimebook-wrap"] if index in wrap else [])
-        body += row
-    group += body
-    return scroll(table, html=True)
-
-
-def _join(items: list[nodes.Node], sep: str = "、") -> nodes.paragraph:
-    para = nodes.paragraph()
-    for n, item in enumerate(items):
-        if n:
-            para += nodes.Text(sep)
-        para += item
-    return para
-
-
-# -- the page context --------------------------------------------------------------------------------------
-class _Page:
-    """One generated page being built: its name, link helpers, and the ids it already holds."""
-
-    def __init__(self, app: Sphinx, pagename: str) -> None:
-        self.app = app
-        self.pagename = pagename
-        self.ids: set[str] = set()
-        self.render = Render(get_store(app.env).lock, self.uri, self._claim, app.config.slimebook_usage_collapse)
-
-    def uri(self, target: str) -> str:
-        return self.app.builder.get_relative_uri(self.pagename, target)
-
-    def file_uri(self, path: str) -> str:
-        return relative_uri(self.app.builder.get_target_uri(self.pagename), path)
-
-    def _claim(self, occ_id: str) -> bool:
-        if occ_id in self.ids:
-            return False
-        self.ids.add(occ_id)
-        return True
-
-    def lesson(self, docname: str) -> nodes.Node:
-        env = self.app.env
-        title = env.titles[docname].astext() if docname in env.titles else docname
-        return _ref(self.uri(docname), title)
-
-    def teaching(self, row: CoverageRow | None, kinds: set[str]) -> nodes.Node:
-        """The "讲解" cell of a name: its lessons, its waiver reason, or why it has none."""
-        if row is None:
-            return _para("—（导入）" if kinds == {"import"} else "—（不计入覆盖）")
-        if row.lessons:
-            return _join([self.lesson(d) for d in row.lessons])
-        if row.waiver is not None:
-            return _para(f"豁免：{row.waiver.reason}")
-        return _para(nodes.strong("未覆盖", "未覆盖"))
-
-    def html(self, body: nodes.Element) -> str:
-        builder = self.app.builder
-        # The translator numbers titles from ``builder.fignumbers``, which belongs to the last document
-        # written (and is missing when none was): a generated page has no figure numbers.
-        saved = builder.__dict__.get("fignumbers")
-        builder.fignumbers = {}  # type: ignore[attr-defined]
-        try:
-            return builder.render_partial(body)["fragment"]
-        finally:
-            if saved is None:
-                del builder.fignumbers  # type: ignore[attr-defined]
-            else:
-                builder.fignumbers = saved  # type: ignore[attr-defined]
-
-
 # -- pages -------------------------------------------------------------------------------------------------
 def _overview(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
-    page = _Page(app, OVERVIEW_PAGE)
+    page = GeneratedPage(app, OVERVIEW_PAGE)
     result = get_scan(app.env)
-    lock = page.render.lock
-    records = result.records
-    by_cat = Counter(r.category for r in records)
-    both = Counter((r.category, r.kind) for r in records)
-    by_kind = Counter(r.kind for r in records)
+    section = make_section("slimebook-usage", "用法索引")
+    section += make_para(
+        "用法索引列出固定提交中 Slime 使用并发 API 和 async 语法的每一处位置：扫描器（libcst）读取每个 ",
+        _code(".py"), " 文件和每个 Markdown 文件里的 Python 代码块，按 19 个类别记录每一次导入、调用、引用、"
+        "方法调用和 async 语法。每个位置都链接到该行的快照页（离线可读）和上游的永久链接；书中用 ",
+        _code("usage-index"), " 指令引用其中一部分。")
+    section += _bullets(_overview_facts(page, result))
+    section += _bullets(_overview_links(page, cov))
+    section += _overview_counts(page, result.records)
+    if result.errors:
+        section += _overview_errors(page, result)
+    return page.html(section)
+
+
+def _bullets(items: list[nodes.paragraph]) -> nodes.bullet_list:
+    bullets = nodes.bullet_list()
+    for item in items:
+        bullets += nodes.list_item("", item)
+    return bullets
+
+
+def _overview_facts(page: GeneratedPage, result: ScanResult) -> list[nodes.paragraph]:
+    """The pin, the scanner, and what the scan read and found."""
+    lock, records = page.render.lock, result.records
     sources = Counter(f.source for f in result.files)
     blocks = sum(f.blocks or 0 for f in result.files)
     api_names = {r.name for r in records if r.kind in API_KINDS and r.kind != "syntax"}
     syntax_kinds = {r.name for r in records if r.kind == "syntax"}
     with_records = {r.path for r in records}
+    return [
+        make_para("固定提交：", _code(lock.commit), f"（{lock.name}，{lock.url}，{lock.license}）"),
+        make_para("扫描器版本：", _code(result.version), f"，记录模式版本 {result.schema_version}"),
+        make_para(f"扫描的文件：{len(result.files)} 个（{sources['code']} 个 .py 文件，{sources['doc']} 个 Markdown "
+                  f"文件，其中 {blocks} 个 Python 代码块），其中 {len(with_records)} 个文件有记录"),
+        make_para(f"记录：{len(records)} 条（来自文档 {sum(r.source == 'doc' for r in records)} 条）；"
+                  f"不同的 API 名称 {len(api_names)} 个，async 语法 {len(syntax_kinds)} 种"),
+        make_para(f"解析失败的文件：{len(result.errors)} 个"),
+    ]
 
-    section = _section("slimebook-usage", "用法索引")
-    section += _para(
-        "用法索引列出固定提交中 Slime 使用并发 API 和 async 语法的每一处位置：扫描器（libcst）读取每个 ",
-        _code(".py"), " 文件和每个 Markdown 文件里的 Python 代码块，按 19 个类别记录每一次导入、调用、引用、"
-        "方法调用和 async 语法。每个位置都链接到该行的快照页（离线可读）和上游的永久链接；书中用 ",
-        _code("usage-index"), " 指令引用其中一部分。")
-    facts = nodes.bullet_list()
-    for item in (
-        _para("固定提交：", _code(lock.commit), f"（{lock.name}，{lock.url}，{lock.license}）"),
-        _para("扫描器版本：", _code(result.version), f"，记录模式版本 {result.schema_version}"),
-        _para(f"扫描的文件：{len(result.files)} 个（{sources['code']} 个 .py 文件，{sources['doc']} 个 Markdown "
-              f"文件，其中 {blocks} 个 Python 代码块），其中 {len(with_records)} 个文件有记录"),
-        _para(f"记录：{len(records)} 条（来自文档 {sum(r.source == 'doc' for r in records)} 条）；"
-              f"不同的 API 名称 {len(api_names)} 个，async 语法 {len(syntax_kinds)} 种"),
-        _para(f"解析失败的文件：{len(result.errors)} 个"),
-    ):
-        facts += nodes.list_item("", item)
-    section += facts
 
-    links = nodes.bullet_list()
-    for item in (
-        _para(_ref(page.uri(FILES_PAGE), "按文件的索引"), "：每个文件有多少处、属于哪些类别。"),
-        _para(_ref(page.uri(category_page("candidates")), "候选"),
-              "：类型未知的接收者上、名字像并发 API 的方法调用。"),
-        _para(_ref(page.uri(COVERAGE_PAGE), "课程覆盖表"),
-              f"：每个 API 名称和语法由哪一课讲解或为何豁免（已讲解 {len(cov.by_status('taught'))}，"
-              f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}）。"),
-        _para("下载整份扫描结果：", _ref(page.file_uri(JSON_FILE), _code("usage.json")), "、",
-              _ref(page.file_uri(TSV_FILE), _code("usage.tsv")), "（字段说明见 JSON 的 ", _code("fields"), "）。"),
-    ):
-        links += nodes.list_item("", item)
-    section += links
+def _overview_links(page: GeneratedPage, cov: Coverage) -> list[nodes.paragraph]:
+    """Links to the other usage pages and the downloads."""
+    return [
+        make_para(make_ref(page.uri(FILES_PAGE), "按文件的索引"), "：每个文件有多少处、属于哪些类别。"),
+        make_para(make_ref(page.uri(category_page("candidates")), "候选"),
+                  "：类型未知的接收者上、名字像并发 API 的方法调用。"),
+        make_para(make_ref(page.uri(COVERAGE_PAGE), "课程覆盖表"),
+                  f"：每个 API 名称和语法由哪一课讲解或为何豁免（已讲解 {len(cov.by_status('taught'))}，"
+                  f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}）。"),
+        make_para("下载整份扫描结果：", make_ref(page.file_uri(JSON_FILE), _code("usage.json")), "、",
+                  make_ref(page.file_uri(TSV_FILE), _code("usage.tsv")), "（字段说明见 JSON 的 ", _code("fields"),
+                  "）。"),
+    ]
 
-    counts = _section("slimebook-usage-counts", "按类别和种类计数")
+
+def _overview_counts(page: GeneratedPage, records: Sequence[Occurrence]) -> nodes.section:
+    """Records per category and kind, with totals."""
+    by_cat = Counter(r.category for r in records)
+    both = Counter((r.category, r.kind) for r in records)
+    by_kind = Counter(r.kind for r in records)
+    counts = make_section("slimebook-usage-counts", "按类别和种类计数")
     kinds = [k for k in KINDS if by_kind[k]]
     rows: list[list[nodes.Node | str]] = []
     for category in CATEGORIES:
-        rows.append([_para(_ref(page.uri(category_page(category)), _code(category))),
+        rows.append([make_para(make_ref(page.uri(category_page(category)), _code(category))),
                      *[str(both[(category, k)] or "·") for k in kinds], str(by_cat[category] or "0")])
-    rows.append([_para(nodes.strong("合计", "合计")), *[str(by_kind[k]) for k in kinds], str(len(records))])
+    rows.append([make_para(nodes.strong("合计", "合计")), *[str(by_kind[k]) for k in kinds], str(len(records))])
     # a kind's header may wrap between its Chinese name and its code name, and inside the code name after "_"
-    headers = ["类别", *[_para(_KIND_TEXT[k], " ", _code(k)) for k in kinds], "合计"]
-    counts += _simple_table(headers, rows,
-                            ["slimebook-usage-counts"])
-    section += counts
+    headers = ["类别", *[make_para(_KIND_TEXT[k], " ", _code(k)) for k in kinds], "合计"]
+    counts += simple_table(headers, rows, ["slimebook-usage-counts"])
+    return counts
 
-    if result.errors:
-        errors = _section("slimebook-usage-errors", "没有扫描成功的文件")
-        items = nodes.bullet_list()
-        for error in result.errors:
-            where = f"{error.path}:{error.line}" if error.line else error.path
-            items += nodes.list_item("", _para(_ref(page.uri(snapshot_pagename(error.path)) +
-                                                    (f"#L{error.line}" if error.line else ""), _code(where)),
-                                               f"：{error.message}"))
-        errors += items
-        section += errors
-    return page.html(section)
+
+def _overview_errors(page: GeneratedPage, result: ScanResult) -> nodes.section:
+    """The files the scanner could not read, each linked to its snapshot."""
+    errors = make_section("slimebook-usage-errors", "没有扫描成功的文件")
+    items = nodes.bullet_list()
+    for error in result.errors:
+        where = f"{error.path}:{error.line}" if error.line else error.path
+        uri = page.uri(snapshot_pagename(error.path)) + (f"#L{error.line}" if error.line else "")
+        items += nodes.list_item("", make_para(make_ref(uri, _code(where)), f"：{error.message}"))
+    errors += items
+    return errors
 
 
 def _category(app: Sphinx, category: str, cov: Coverage) -> str:
-    page = _Page(app, category_page(category))
+    page = GeneratedPage(app, category_page(category))
     records = [r for r in get_scan(app.env).records if r.category == category]
-    section = _section(f"slimebook-usage-{category}", f"用法索引：{category}")
-    section += _para(CATEGORY_TEXT.get(category, ""))
+    section = make_section(f"slimebook-usage-{category}", f"用法索引：{category}")
+    section += make_para(CATEGORY_TEXT.get(category, ""))
     members = category_members(category)
     if members:
-        section += _para("类别表中属于这一类的名称（前缀）：", *_interleave([_code(m) for m in members]), "。")
-    section += _para("回到", _ref(page.uri(OVERVIEW_PAGE), "用法索引"), "，或看",
-                     _ref(page.uri(COVERAGE_PAGE), "课程覆盖表"), "。")
+        section += make_para("类别表中属于这一类的名称（前缀）：", *interleave([_code(m) for m in members]), "。")
+    section += make_para("回到", make_ref(page.uri(OVERVIEW_PAGE), "用法索引"), "，或看",
+                         make_ref(page.uri(COVERAGE_PAGE), "课程覆盖表"), "。")
     if not records:
-        section += _para(f"固定提交 {page.render.lock.short} 中没有这一类的出现位置。",
-                         classes=["slimebook-usage-empty"])
+        section += make_para(f"固定提交 {page.render.lock.short} 中没有这一类的出现位置。",
+                             classes=["slimebook-usage-empty"])
         return page.html(section)
 
     groups: dict[str, list] = defaultdict(list)
@@ -300,48 +205,49 @@ def _category(app: Sphinx, category: str, cov: Coverage) -> str:
         groups[key_of(record)].append(record)
     keys = sorted(groups)
     by_kind = Counter(r.kind for r in records)
-    section += _para(f"共 {len(records)} 处，{len(keys)} 个名称，分布在 {len({r.path for r in records})} 个文件中（",
-                     "，".join(f"{_KIND_TEXT[k]} {by_kind[k]}" for k in KINDS if by_kind[k]), "）。")
+    files = len({r.path for r in records})
+    section += make_para(f"共 {len(records)} 处，{len(keys)} 个名称，分布在 {files} 个文件中（",
+                         "，".join(f"{_KIND_TEXT[k]} {by_kind[k]}" for k in KINDS if by_kind[k]), "）。")
     rows_by_key = {row.key: row for row in cov.rows}
     rows: list[list[nodes.Node | str]] = []
     for key in keys:
         group = groups[key]
         kinds = {r.kind for r in group}
         rows.append([
-            _para(_ref(f"#{name_anchor(key)}", _code(key))),
+            make_para(make_ref(f"#{name_anchor(key)}", _code(key))),
             "、".join(k for k in KINDS if k in kinds),
             str(len(group)),
             str(len({r.path for r in group})),
             page.teaching(rows_by_key.get(key), kinds),
         ])
-    section += _simple_table(["名称", "种类", "次数", "文件", "讲解"], rows, ["slimebook-usage-names"], wrap=(4,))
+    section += simple_table(["名称", "种类", "次数", "文件", "讲解"], rows, ["slimebook-usage-names"], wrap=(4,))
     if category == "candidates":
         section += _settled_section(page, records)
 
     columns = ("id", "location", "code", "scope", "kind", "provenance")
     for key in keys:
         group = groups[key]
-        sub = _section(name_anchor(key), _code(key))
-        sub += _para(f"{len(group)} 处，{len({r.path for r in group})} 个文件。")
+        sub = make_section(name_anchor(key), _code(key))
+        sub += make_para(f"{len(group)} 处，{len({r.path for r in group})} 个文件。")
         sub.extend(usage_nodes(group, columns, page.render, f"展开 {key} 的全部 {len(group)} 处"))
         section += sub
     return page.html(section)
 
 
-def _settled_section(page: _Page, records: list) -> nodes.section:
+def _settled_section(page: GeneratedPage, records: list) -> nodes.section:
     """On the candidates page: how many candidates a lesson confirmed, how many are left and why."""
     app = page.app
     notes = load_notes_file(app)
-    section = _section("slimebook-usage-candidates-settled", "确认与留下")
+    section = make_section("slimebook-usage-candidates-settled", "确认与留下")
     if notes.path is None or not notes.exists or notes.error is not None:
-        section += _para("没有（有效的）候选说明文件，所以这些候选既没有确认，也没有写明留下的理由。",
+        section += make_para("没有（有效的）候选说明文件，所以这些候选既没有确认，也没有写明留下的理由。",
                          classes=["slimebook-usage-gate-off"])
         return section
     result = book_settled(app, notes)
     where = Path(notes.path).relative_to(app.confdir) if Path(notes.path).is_relative_to(app.confdir) \
         else notes.path
     groups = result.by_reason()
-    section += _para(
+    section += make_para(
         f"共 {len(records)} 处候选：已确认 {len(result.confirmed)} 处，留作候选 {len(result.left)} 处"
         f"（{len(groups)} 条理由），未说明 {len(result.open)} 处。确认的每一处都写在 ", _code(str(where)),
         " 里：它实际是哪个 API、依据是什么、哪一课引用了这一行；构建时核对这一处候选确实存在、API 在类别表里、"
@@ -350,110 +256,101 @@ def _settled_section(page: _Page, records: list) -> nodes.section:
     for record, conf in result.confirmed:
         where_line = f"{record.path}:{record.line}"
         rows.append([
-            _para(_ref(f"#{record.id}", _code(where_line))),
-            _para(_code(conf.api)),
+            make_para(make_ref(f"#{record.id}", _code(where_line))),
+            make_para(_code(conf.api)),
             page.lesson(conf.lesson),
             conf.evidence,
         ])
     if rows:
-        section += _para(f"已确认（{len(rows)} 处）：")
-        section += _simple_table(["位置", "API", "读它的课", "依据"], rows, ["slimebook-usage-confirmed"], wrap=(3,))
+        section += make_para(f"已确认（{len(rows)} 处）：")
+        section += simple_table(["位置", "API", "读它的课", "依据"], rows, ["slimebook-usage-confirmed"], wrap=(3,))
     rows = []
     for rule, items in groups:
         names = "、".join(sorted({r.name for r in items}))
         files = len({r.path for r in items})
-        rows.append([rule.reason, _para(_code(names)), f"{len(items)}（{files} 个文件）"])
+        rows.append([rule.reason, make_para(_code(names)), f"{len(items)}（{files} 个文件）"])
     if rows:
-        section += _para(f"留作候选（{len(result.left)} 处），按理由：")
-        section += _simple_table(["理由", "方法名", "处数"], rows, ["slimebook-usage-left"], wrap=(0,))
+        section += make_para(f"留作候选（{len(result.left)} 处），按理由：")
+        section += simple_table(["理由", "方法名", "处数"], rows, ["slimebook-usage-left"], wrap=(0,))
     if result.open:
-        section += _para(nodes.strong("未说明：", "未说明："),
-                         *_interleave([_ref(f"#{r.id}", _code(f"{r.path}:{r.line} {r.name}")) for r in result.open]),
-                         "。")
+        unsettled = [make_ref(f"#{r.id}", _code(f"{r.path}:{r.line} {r.name}")) for r in result.open]
+        section += make_para(nodes.strong("未说明：", "未说明："), *interleave(unsettled), "。")
     return section
 
 
 def _files(app: Sphinx) -> str:
-    page = _Page(app, FILES_PAGE)
+    page = GeneratedPage(app, FILES_PAGE)
     result = get_scan(app.env)
     per_file: dict[str, Counter[str]] = defaultdict(Counter)
     for record in result.records:
         per_file[record.path][record.category] += 1
-    section = _section("slimebook-usage-files", "用法索引：按文件")
+    section = make_section("slimebook-usage-files", "用法索引：按文件")
     scanned = [f for f in result.files if f.path in per_file]
-    section += _para(f"扫描的 {len(result.files)} 个文件中有 {len(scanned)} 个有记录（其余 "
-                     f"{len(result.files) - len(scanned)} 个没有）。文件名链接到它的快照页，类别链接到类别页。"
-                     "回到", _ref(page.uri(OVERVIEW_PAGE), "用法索引"), "。")
+    section += make_para(f"扫描的 {len(result.files)} 个文件中有 {len(scanned)} 个有记录（其余 "
+                         f"{len(result.files) - len(scanned)} 个没有）。文件名链接到它的快照页，类别链接到类别页。"
+                         "回到", make_ref(page.uri(OVERVIEW_PAGE), "用法索引"), "。")
     rows: list[list[nodes.Node | str]] = []
     for scanned_file in scanned:
         counts = per_file[scanned_file.path]
-        cats = [_ref(page.uri(category_page(c)), f"{c} {counts[c]}") for c in CATEGORIES if counts[c]]
+        cats = [make_ref(page.uri(category_page(c)), f"{c} {counts[c]}") for c in CATEGORIES if counts[c]]
         rows.append([
-            _para(_ref(page.uri(snapshot_pagename(scanned_file.path)), _code(scanned_file.path))),
+            make_para(make_ref(page.uri(snapshot_pagename(scanned_file.path)), _code(scanned_file.path))),
             "代码" if scanned_file.source == "code" else "文档",
             str(sum(counts.values())),
-            _join(cats, " · "),
+            join_para(cats, " · "),
         ])
-    section += _simple_table(["文件", "来源", "记录", "按类别"], rows, ["slimebook-usage-files"], wrap=(3,))
+    section += simple_table(["文件", "来源", "记录", "按类别"], rows, ["slimebook-usage-files"], wrap=(3,))
     return page.html(section)
 
 
 def _coverage(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
-    page = _Page(app, COVERAGE_PAGE)
-    section = _section("slimebook-usage-coverage", "课程覆盖表")
-    section += _para(
+    page = GeneratedPage(app, COVERAGE_PAGE)
+    section = make_section("slimebook-usage-coverage", "课程覆盖表")
+    section += make_para(
         "本表列出扫描在固定提交中找到的每个 API 名称和每种 async 语法"
         "（只计调用、引用、方法调用和语法；导入和候选不算），以及讲解它的课（由各课的 ", _code("lesson-teaches"),
         " 声明）或豁免它的理由。未覆盖的排在最前；构建时每个未覆盖的名称、每条不再起作用的豁免都是一条警告。")
     if waivers.path is None or not waivers.exists:
-        section += _para("没有豁免文件，所以构建不检查覆盖。", classes=["slimebook-usage-gate-off"])
+        section += make_para("没有豁免文件，所以构建不检查覆盖。", classes=["slimebook-usage-gate-off"])
     else:
         where = Path(waivers.path).relative_to(app.confdir) if Path(waivers.path).is_relative_to(app.confdir) \
             else waivers.path
         reasons = len({w.reason for w in waivers.waivers})
-        section += _para("豁免文件：", _code(str(where)), f"，{reasons} 条理由，{len(waivers.waivers)} 个名称模式。")
-    section += _para(f"共 {len(cov.rows)} 个名称：已讲解 {len(cov.by_status('taught'))}，"
-                     f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}。")
+        section += make_para("豁免文件：", _code(str(where)),
+                             f"，{reasons} 条理由，{len(waivers.waivers)} 个名称模式。")
+    section += make_para(f"共 {len(cov.rows)} 个名称：已讲解 {len(cov.by_status('taught'))}，"
+                         f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}。")
     rows: list[list[nodes.Node | str]] = []
     for row in cov.rows:
         status = _STATUS_TEXT[row.status]
         rows.append([
-            _para(nodes.strong(status, status)) if row.status == "unmapped" else status,
-            _para(_ref(page.uri(category_page(row.category)) + f"#{name_anchor(row.key)}", _code(row.key))),
+            make_para(nodes.strong(status, status)) if row.status == "unmapped" else status,
+            make_para(make_ref(page.uri(category_page(row.category)) + f"#{name_anchor(row.key)}", _code(row.key))),
             page.teaching(row, set()),
             str(row.count) + (f"（文档 {row.doc}）" if row.doc else ""),
-            _para(_ref(page.uri(category_page(row.category)), row.category)),
+            make_para(make_ref(page.uri(category_page(row.category)), row.category)),
         ])
-    section += _simple_table(["状态", "名称", "讲解或豁免", "次数", "类别"], rows, ["slimebook-usage-coverage"],
+    section += simple_table(["状态", "名称", "讲解或豁免", "次数", "类别"], rows, ["slimebook-usage-coverage"],
                              wrap=(2,))
 
-    absent = _section("slimebook-usage-absent", "课程讲解、但 Slime 没有用到的名称")
+    absent = make_section("slimebook-usage-absent", "课程讲解、但 Slime 没有用到的名称")
     if cov.absent:
         items = nodes.bullet_list()
         for docname, pattern in cov.absent:
-            items += nodes.list_item("", _para(_code(pattern), "：", page.lesson(docname)))
+            items += nodes.list_item("", make_para(_code(pattern), "：", page.lesson(docname)))
         absent += items
     else:
-        absent += _para("没有。")
+        absent += make_para("没有。")
     section += absent
 
     if waivers.waivers:
         stale = {w.pattern: why for w, why in cov.stale}
-        table = _section("slimebook-usage-waivers", "豁免条目")
-        rows = [[_para(_code(w.pattern)), w.reason, str(len(cov.waiver_hits.get(w.pattern, []))),
+        table = make_section("slimebook-usage-waivers", "豁免条目")
+        rows = [[make_para(_code(w.pattern)), w.reason, str(len(cov.waiver_hits.get(w.pattern, []))),
                  "不再起作用：" + stale[w.pattern] if w.pattern in stale else "—"] for w in waivers.waivers]
-        table += _simple_table(["模式", "理由", "匹配的名称", "问题"], rows, ["slimebook-usage-waivers"], wrap=(1, 3))
+        table += simple_table(["模式", "理由", "匹配的名称", "问题"], rows, ["slimebook-usage-waivers"], wrap=(1, 3))
         section += table
     return page.html(section)
-
-
-def _interleave(items: list[nodes.Node], sep: str = "、") -> list[nodes.Node]:
-    out: list[nodes.Node] = []
-    for n, item in enumerate(items):
-        if n:
-            out.append(nodes.Text(sep))
-        out.append(item)
-    return out
 
 
 # -- collection --------------------------------------------------------------------------------------------
@@ -466,7 +363,7 @@ def _stamp(app: Sphinx, waivers: WaiverFile) -> str:
     result = get_scan(env)
     waiver_text = Path(waivers.path).read_text(encoding="utf-8") if waivers.exists and waivers.path else ""
     payload = json.dumps([
-        _page_stamp_base(app), result.version, result.commit,
+        page_stamp_base(app), result.version, result.commit,
         sorted((d, list(n)) for d, n in env.__dict__.get("slimebook_teaches", {}).items()),
         waiver_text, str(waivers.path), app.config.slimebook_usage_collapse, _settled_stamp(app),
         [hashlib.sha256(p.read_bytes()).hexdigest() for p in _CODE],
@@ -529,7 +426,5 @@ def setup(app: Sphinx) -> None:
 
 def published_page_anchors(app: Sphinx) -> Iterator[tuple[str, str, str]]:
     """``slimebook-page-anchors``: every occurrence id, on the page of its category (its row's own id)."""
-    from .usage import category_page, get_scan
-
     for record in get_scan(app.env).records:
         yield category_page(record.category), "occurrence", record.id

@@ -1,0 +1,226 @@
+"""Re-pin writing: moved citations rewritten in the book's files, and the lock moved to the new commit.
+
+:func:`plan_edits` turns drifts into :class:`Edit` s, :func:`apply_edits` applies them (each checked against the
+line it rewrites, files written atomically); :func:`repin_lock_text` and :func:`update_lock_file` move the lock,
+keeping its comments and layout.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..atomicio import atomic_write
+from ..excerpt import ExcerptError, parse_line_spec
+from ..lock import LockError
+from .model import Drift, Status
+
+_FULL_RE = re.compile(r"[0-9a-f]{40}")
+
+__all__ = ["Edit", "apply_edits", "plan_edits", "repin_lock_text", "update_lock_file"]
+
+
+# -- re-pin: edits of the book and of the lock ------------------------------------------------------------
+@dataclass(frozen=True)
+class Edit:
+    """One textual rewrite in a book file.
+
+    Attributes:
+        file: the book file.
+        line: the 1-based line of the directive or role (:attr:`Cited.line`).
+        option: ``"lines"`` or ``"emphasize-lines"`` (a directive option) or ``"role"`` (the line
+            numbers in a role's target).
+        index: for a role, its position among the roles on that line.
+        path: the cited path (checked against the line before rewriting).
+        old: the spec as written; new: the spec to write.
+    """
+
+    file: Path
+    line: int
+    option: str
+    index: int
+    path: str
+    old: str
+    new: str
+
+    def describe(self) -> str:
+        """``file:line: :lines: 200-213 → 204-217`` (or ``role …``)."""
+        what = "role lines" if self.option == "role" else f":{self.option}:"
+        return f"{self.file}:{self.line}: {what} {self.old} → {self.new}"
+
+
+def plan_edits(drifts: Iterable[Drift]) -> list[Edit]:
+    """The rewrites that carry ``moved`` citations to their new lines.
+
+    ``:lines:`` of directives and the line numbers of ``{slime}`` roles follow the text;
+    ``:emphasize-lines:`` follow it for ``:lines:`` and ``:pyobject:`` directives alike. Citations
+    without a file (e.g. occurrence ids) are never edited.
+
+    Returns:
+        Edits sorted by file and line.
+    """
+    edits: list[Edit] = []
+    for d in drifts:
+        c = d.cited
+        if d.status is not Status.MOVED or c.file is None or c.kind not in ("directive", "role"):
+            continue
+        new_lines = d.new_lines
+        if c.lines and new_lines and new_lines != c.lines:
+            option = "lines" if c.kind == "directive" else "role"
+            edits.append(Edit(c.file, c.line, option, c.index, c.path, c.lines, new_lines))
+        if c.kind == "directive" and c.emphasize and d.new_emphasize and d.new_emphasize != c.emphasize:
+            edits.append(Edit(c.file, c.line, "emphasize-lines", 0, c.path, c.emphasize, d.new_emphasize))
+    return sorted(edits, key=lambda e: (str(e.file), e.line, e.index, e.option))
+
+
+_OPTION_LINE = re.compile(r"^(?P<head>\s*:(?P<key>[\w-]+):\s*)(?P<value>.*?)(?P<tail>\s*)$")
+_ROLE = {".rst": re.compile(r":slime:`(?P<text>[^`]+)`"), "": re.compile(r"\{slime\}`(?P<text>[^`]+)`")}
+_ROLE_LINES = re.compile(r":(?P<lines>\d+(?:-\d+)?)(?P<tail>\s*>?\s*)$")
+
+
+def _same_spec(a: str, b: str) -> bool:
+    try:
+        return parse_line_spec(a) == parse_line_spec(b)
+    except ExcerptError:
+        return a.strip() == b.strip()
+
+
+def _apply_one(lines: list[str], edit: Edit) -> str | None:
+    """Apply ``edit`` to ``lines`` in place; return a problem sentence instead when it no longer fits."""
+    if not 1 <= edit.line <= len(lines):
+        return f"line {edit.line} is past the end of the file"
+    head = lines[edit.line - 1]
+    if edit.option == "role":
+        matches = list(_ROLE[".rst" if edit.file.suffix == ".rst" else ""].finditer(head))
+        if edit.index >= len(matches):
+            return "the role is no longer on that line"
+        role = matches[edit.index]
+        text = role.group("text")
+        found = _ROLE_LINES.search(text)
+        if edit.path not in text or not found or not _same_spec(found.group("lines"), edit.old):
+            return f"the role now reads {text!r}, expected {edit.path}:{edit.old}"
+        new_text = text[: found.start()] + f":{edit.new}" + found.group("tail")
+        start, end = role.span("text")
+        lines[edit.line - 1] = head[:start] + new_text + head[end:]
+        return None
+    if "slime-source" not in head or edit.path not in head:
+        return f"line {edit.line} is no longer a slime-source directive for {edit.path}"
+    for n in range(edit.line, len(lines)):
+        match = _OPTION_LINE.match(lines[n].rstrip("\r"))
+        if not match:
+            break
+        if match.group("key") != edit.option:
+            continue
+        if not _same_spec(match.group("value"), edit.old):
+            return f":{edit.option}: now reads {match.group('value')!r}, expected {edit.old!r}"
+        cr = "\r" if lines[n].endswith("\r") else ""
+        lines[n] = match.group("head") + edit.new + match.group("tail") + cr
+        return None
+    return f"the directive has no :{edit.option}: option any more"
+
+
+def apply_edits(edits: Iterable[Edit]) -> list[tuple[Edit, str | None]]:
+    """Rewrite the book files; each edit is checked against the current text first.
+
+    An edit whose directive, role or option value no longer reads as expected (the file changed
+    since the report) is skipped with a reason. Files are rewritten atomically (temporary file and
+    ``os.replace``), byte for byte except the edited specs; untouched files are not written.
+
+    Returns:
+        ``(edit, problem)`` pairs in input order; ``problem`` is None for an applied edit.
+    Raises:
+        OSError: a file cannot be read or written.
+    """
+    edits = list(edits)
+    results: dict[int, str | None] = {}
+    by_file: dict[Path, list[int]] = {}
+    for k, e in enumerate(edits):
+        by_file.setdefault(e.file, []).append(k)
+    for file, indices in by_file.items():
+        with open(file, encoding="utf-8", newline="") as fh:
+            original = fh.read()
+        lines = original.split("\n")
+        for k in indices:
+            results[k] = _apply_one(lines, edits[k])
+        text = "\n".join(lines)
+        if text != original:
+            atomic_write(file, text)
+    return [(e, results[k]) for k, e in enumerate(edits)]
+
+
+
+
+_TABLE = re.compile(r"^\s*\[(?P<name>[^\[\]]+)\]\s*(?:#.*)?$")
+_KEY = r"^(?P<head>\s*{key}\s*=\s*)(?P<q>[\"'])(?P<value>[^\"']*)(?P=q)(?P<tail>.*)$"
+
+
+def repin_lock_text(text: str, name: str, commit: str, previous: str) -> str:
+    """The lock text with ``[name]``'s ``commit`` set to ``commit`` and ``previous_commit`` to ``previous``.
+
+    The edit is textual: comments, order and spacing are kept. An existing ``previous_commit``
+    line is rewritten; otherwise one is inserted right after the ``commit`` line.
+
+    Args:
+        text: the lock file's text.
+        name: the table (``"slime"``).
+        commit, previous: full 40-hex shas.
+    Returns:
+        The new text.
+    Raises:
+        LockError: the table or its ``commit`` line is not found, or a sha is not 40 hex digits.
+    """
+    for sha in (commit, previous):
+        if not _FULL_RE.fullmatch(sha):
+            raise LockError(f"not a full 40-hex sha: {sha!r}")
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if (m := _TABLE.match(line)) and m.group("name").strip() == name),
+                 None)
+    if start is None:
+        raise LockError(f"the lock has no [{name}] table")
+    end = next((i for i in range(start + 1, len(lines)) if _TABLE.match(lines[i])), len(lines))
+    commit_re = re.compile(_KEY.format(key="commit"))
+    previous_re = re.compile(_KEY.format(key="previous_commit"))
+    commit_at = previous_at = None
+    for i in range(start + 1, end):
+        if commit_re.match(lines[i]):
+            commit_at = i
+        elif previous_re.match(lines[i]):
+            previous_at = i
+
+    def sub(i: int, pattern: re.Pattern[str], value: str) -> str:
+        m = pattern.match(lines[i])
+        assert m
+        return f"{m.group('head')}{m.group('q')}{value}{m.group('q')}{m.group('tail')}"
+
+    if commit_at is None:
+        raise LockError(f"[{name}] has no commit = \"...\" line")
+    lines[commit_at] = sub(commit_at, commit_re, commit)
+    if previous_at is not None:
+        lines[previous_at] = sub(previous_at, previous_re, previous)
+    else:
+        cr = "\r" if lines[commit_at].endswith("\r") else ""
+        lines.insert(commit_at + 1, f'previous_commit = "{previous}"{cr}')
+    return "\n".join(lines)
+
+
+def update_lock_file(path: Path, name: str, commit: str, previous: str) -> None:
+    """Re-pin the lock file at ``path`` in place with :func:`repin_lock_text`.
+
+    The new text is parsed before it is written (atomically), so a failed edit leaves the file as it was.
+
+    Raises:
+        LockError: see :func:`repin_lock_text`, or the edited text would not read back as
+            ``commit`` / ``previous_commit``.
+        OSError: the file cannot be read or written.
+    """
+    text = repin_lock_text(path.read_text(encoding="utf-8"), name, commit, previous)
+    try:
+        entry = tomllib.loads(text).get(name, {})
+    except tomllib.TOMLDecodeError as exc:
+        raise LockError(f"{path}: the re-pinned lock would not be valid TOML: {exc}") from exc
+    if entry.get("commit") != commit or entry.get("previous_commit") != previous:
+        raise LockError(f"{path}: could not re-pin [{name}] textually; edit commit and previous_commit by hand")
+    atomic_write(path, text)

@@ -1,0 +1,87 @@
+"""The extension's configuration, declared once: every ``slimebook_*`` value with its type, default and meaning.
+
+The shape of MyST-Parser's ``MdParserConfig``: one table (:data:`SETTINGS`) is the only place a value is declared;
+each part of the extension registers its group with :func:`declare`, which adds the values to Sphinx and checks
+them at ``config-inited`` (a wrong type, or a number out of range, stops the build with a sentence naming the value).
+Checks that belong to a feature's own vocabulary (the anchors' modes and policies) stay in that feature.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ConfigError
+
+__all__ = ["SETTINGS", "Setting", "declare", "validate"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configuration value.
+
+    Attributes:
+        name: the name in ``conf.py``.
+        group: the part of the extension that declares it (:func:`declare`).
+        default: its value when ``conf.py`` does not set it.
+        rebuild: what Sphinx rebuilds when it changes (``"env"``, ``"html"`` or ``""``).
+        type: the type its value must have.
+        description: what it means, in one sentence.
+        minimum: for numbers, the smallest value allowed (None: no bound).
+    """
+
+    name: str
+    group: str
+    default: Any
+    rebuild: str
+    type: type
+    description: str
+    minimum: int | None = None
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("slimebook_lock", "source", "sources/sources.toml", "env", str,
+            "The source lock, relative to the configuration directory."),
+    Setting("slimebook_source", "source", "slime", "env", str,
+            "The table of the lock the book quotes (its repository and pinned commit)."),
+    Setting("slimebook_usage_collapse", "usage", 30, "env", int,
+            "Usage tables with more rows than this sit in a collapsible block (HTML).", minimum=0),
+    Setting("slimebook_coverage_waivers", "coverage", "sources/coverage-waivers.toml", "env", str,
+            "The waiver file of the coverage gate, relative to the configuration directory."),
+    Setting("slimebook_candidate_notes", "candidates", "sources/candidate-notes.toml", "env", str,
+            "The candidate notes (instance candidates confirmed or left with a reason), relative to the "
+            "configuration directory; '' turns the check off."),
+    Setting("slimebook_anchors_policy", "anchors", "ascii", "env", str,
+            "Which section ids count as stable: 'ascii' or 'explicit' (labels only)."),
+    Setting("slimebook_anchors_manifest", "anchors", "", "", str,
+            "The manifest of published anchors ('' for none)."),
+    Setting("slimebook_anchors_redirects", "anchors", "", "html", str,
+            "The redirects of moved or removed anchors ('' for none)."),
+    Setting("slimebook_anchors_mode", "anchors", "off", "", str,
+            "What the build does with the manifest: 'off', 'check' or 'update'."),
+)
+
+
+def validate(config: Config, settings: tuple[Setting, ...]) -> None:
+    """Check the values of ``settings`` in ``config``.
+
+    Raises:
+        ConfigError: a value has another type than declared, or a number is below its minimum.
+    """
+    for setting in settings:
+        value = getattr(config, setting.name)
+        if not isinstance(value, setting.type) or (setting.type is int and isinstance(value, bool)):
+            raise ConfigError(f"{setting.name} must be a {setting.type.__name__} ({setting.description}), "
+                              f"not {value!r}")
+        if setting.minimum is not None and value < setting.minimum:
+            raise ConfigError(f"{setting.name} must be at least {setting.minimum}, not {value!r}")
+
+
+def declare(app: Sphinx, group: str) -> None:
+    """Add the values of ``group`` to Sphinx and check them when the configuration is read."""
+    settings = tuple(s for s in SETTINGS if s.group == group)
+    for s in settings:
+        app.add_config_value(s.name, s.default, s.rebuild, types=[s.type], description=s.description)
+    app.connect("config-inited", lambda app, config: validate(config, settings))

@@ -1,0 +1,99 @@
+"""What one build shares: the source store opened for it, and what the builder writes.
+
+The lifecycle of the :class:`~slimebook.store.SourceStore` lives here, not in a directive module, so the
+directives, roles and page generators that read the pin all import this small module and nothing imports
+back (the way ``sphinx.ext.viewcode`` keeps its state apart from its directives). ``builder-inited`` opens
+the store named by ``slimebook_lock`` / ``slimebook_source`` (:func:`open_store`); :func:`get_store` hands it
+out. :func:`builds_pages` is the one answer to "does this builder get the generated pages";
+:func:`page_stamp_base` is what every generated page depends on besides its own data, and
+:func:`reading_order` the book's one walk of its toctrees.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import sphinx
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.errors import ExtensionError
+
+from ..lock import LockError, load_lock
+from ..snapshots import RENDERER_VERSION
+from ..store import SourceError, SourceStore
+from .config import declare as declare_config
+
+
+def get_store(env: BuildEnvironment) -> SourceStore:
+    """The :class:`~slimebook.store.SourceStore` opened at ``builder-inited``.
+
+    Raises:
+        ExtensionError: before ``builder-inited`` has run (no store is open yet).
+    """
+    store = getattr(env, "slimebook_store", None)
+    if store is None:
+        raise ExtensionError("slimebook: the source store is not open (builder-inited has not run)")
+    return store
+
+
+def lock_path(env: BuildEnvironment) -> Path:
+    """The lock file the open store was read from (a dependency of every document that cites the pin)."""
+    return env.slimebook_lock_path  # type: ignore[attr-defined]
+
+
+def open_store(app: Sphinx) -> None:
+    """``builder-inited``: read the lock, open its store and check the pinned commit is there.
+
+    Raises:
+        ExtensionError: the lock is invalid (:class:`~slimebook.lock.LockError`) or the pinned commit cannot be
+            read (:class:`~slimebook.store.SourceError`); the message is the reader's sentence.
+    """
+    path = Path(app.confdir, app.config.slimebook_lock)
+    try:
+        lock = load_lock(path, app.config.slimebook_source)
+        store = SourceStore(lock)
+        store.require()
+    except (LockError, SourceError) as exc:
+        raise ExtensionError(f"slimebook: {exc}") from exc
+    app.env.slimebook_store = store  # type: ignore[attr-defined]
+    app.env.slimebook_lock_path = path  # type: ignore[attr-defined]
+
+
+def builds_pages(app: Sphinx) -> bool:
+    """True when the builder writes generated pages (snapshots, usage pages): HTML, but not epub or singlehtml."""
+    return app.builder.format == "html" and app.builder.name != "singlehtml" and not app.builder.name.startswith("epub")
+
+
+def page_stamp_base(app: Sphinx) -> str:
+    """What every generated page depends on besides its own data: config, tags, navigation, renderer, pin.
+
+    Returns:
+        a SHA-256 hex digest; equal digests mean a page built from equal data is equal.
+    """
+    env = app.env
+    info = app.builder.create_build_info()  # type: ignore[attr-defined]
+    nav = [(doc, env.titles[doc].astext(), env.toctree_includes.get(doc, [])) for doc in sorted(env.titles)]
+    payload = json.dumps([info.config_hash, info.tags_hash, nav, RENDERER_VERSION, sphinx.__version__,
+                          get_store(env).lock.commit], ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def reading_order(env: BuildEnvironment) -> list[str]:
+    """Docnames in the book's reading order (a walk of the toctrees from the root document)."""
+    order: dict[str, None] = {}
+    stack = [env.config.root_doc]
+    while stack:
+        docname = stack.pop()
+        if docname in order:
+            continue
+        order[docname] = None
+        stack.extend(reversed(env.toctree_includes.get(docname, [])))
+    return list(order)
+
+
+def setup(app: Sphinx) -> None:
+    """Declare where the pin is read from and open the store when the builder starts."""
+    declare_config(app, "source")  # slimebook_lock, slimebook_source
+    app.connect("builder-inited", open_store)

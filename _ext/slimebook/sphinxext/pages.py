@@ -1,0 +1,175 @@
+"""Generated pages as docutils nodes, rendered through the builder: the one way the book makes a page.
+
+A page generator (``html-collect-pages``) builds its body from the small node builders here and the usage
+tables of :mod:`.usagetables`, then :meth:`GeneratedPage.html` renders it with ``builder.render_partial``, with
+every link relative to the page itself (the way ``sphinx.ext.viewcode`` renders its pages from the theme).
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.osutil import relative_uri
+
+from ..usage import CoverageRow
+from .context import get_store
+from .usagetables import Render, scroll
+
+__all__ = [
+    "GeneratedPage", "field", "interleave", "join_para", "make_para", "make_ref", "make_section", "simple_table",
+    "table_frame",
+]
+
+
+# -- small node builders (every generated page is built from these) ------------------------------------------
+def make_para(*parts: nodes.Node | str, classes: list[str] | None = None) -> nodes.paragraph:
+    """A paragraph of ``parts`` (strings become text nodes)."""
+    para = nodes.paragraph(classes=classes or [])
+    para.extend(nodes.Text(p) if isinstance(p, str) else p for p in parts)
+    return para
+
+
+def make_ref(uri: str, *children: nodes.Node | str, title: str = "") -> nodes.reference:
+    """A link to ``uri`` (internal unless it starts with ``http:``/``https:``) holding ``children``."""
+    ref = nodes.reference("", "", refuri=uri, internal=not uri.startswith(("http:", "https:")))
+    if title:
+        ref["reftitle"] = title
+    ref.extend(nodes.Text(c) if isinstance(c, str) else c for c in children)
+    return ref
+
+
+def make_section(ids: str, title: str | nodes.Node) -> nodes.section:
+    """A section with id ``ids`` and ``title``."""
+    section = nodes.section(ids=[ids])
+    section += nodes.title("", "", nodes.Text(title) if isinstance(title, str) else title)
+    return section
+
+
+def table_frame(headers: list[str | nodes.paragraph], classes: list[str]) -> tuple[nodes.table, nodes.tbody]:
+    """A table with ``classes``, one header row (a string header becomes a paragraph) and an empty body.
+
+    Returns:
+        ``(table, tbody)``: fill ``tbody`` with ``row`` nodes of ``len(headers)`` entries.
+    """
+    table = nodes.table(classes=classes)
+    group = nodes.tgroup(cols=len(headers))
+    table += group
+    for _ in headers:
+        group += nodes.colspec(colwidth=10)
+    head = nodes.thead()
+    row = nodes.row()
+    for header in headers:
+        row += nodes.entry("", header if isinstance(header, nodes.paragraph) else make_para(header))
+    head += row
+    group += head
+    body = nodes.tbody()
+    group += body
+    return table, body
+
+
+def field(label: str, body: list[nodes.Node], messages: list[nodes.system_message]) -> nodes.field:
+    """A field ``label: body`` of a field list, the parser's ``messages`` after the body."""
+    item = nodes.field()
+    item += nodes.field_name(label, label)
+    para = nodes.paragraph()
+    para.extend(body)
+    item += nodes.field_body("", para, *messages)
+    return item
+
+
+def simple_table(headers: list[str | nodes.paragraph], rows: list[list[nodes.Node | str]], classes: list[str],
+                  wrap: tuple[int, ...] = ()) -> nodes.Element:
+    """A table whose cells wrap (see static/slimebook-usage.css); cells of the columns ``wrap`` (indexes) also get the
+    class ``slimebook-wrap``."""
+    table, body = table_frame(headers, ["colwidths-auto", "slimebook-usage-simple", *classes])
+    for cells in rows:
+        row = nodes.row()
+        for index, cell in enumerate(cells):
+            row += nodes.entry("", cell if isinstance(cell, nodes.Element) and not isinstance(cell, nodes.Inline)
+                               else make_para(cell), classes=["slimebook-wrap"] if index in wrap else [])
+        body += row
+    return scroll(table, html=True)
+
+
+def join_para(items: list[nodes.Node], sep: str = "、") -> nodes.paragraph:
+    """One paragraph of ``items`` separated by ``sep``."""
+    para = nodes.paragraph()
+    for n, item in enumerate(items):
+        if n:
+            para += nodes.Text(sep)
+        para += item
+    return para
+
+
+# -- the page context --------------------------------------------------------------------------------------
+class GeneratedPage:
+    """One generated page being built: its name, link helpers, and the ids it already holds.
+
+    Args:
+        app: the Sphinx application (its builder renders the page and resolves URIs).
+        pagename: the page's name in the output (``_slimebook/usage/index``); links are relative to it.
+
+    :meth:`html` renders a docutils body through the builder (``render_partial``), the one way a generated
+    page becomes HTML; the page is then handed to ``html-collect-pages`` with ``page.html``.
+    """
+
+    def __init__(self, app: Sphinx, pagename: str) -> None:
+        self.app = app
+        self.pagename = pagename
+        self.ids: set[str] = set()
+        self.render = Render(get_store(app.env).lock, self.uri, self._claim, app.config.slimebook_usage_collapse)
+
+    def uri(self, target: str) -> str:
+        """The URI of page ``target`` relative to this page."""
+        return self.app.builder.get_relative_uri(self.pagename, target)
+
+    def file_uri(self, path: str) -> str:
+        """The URI of an output file ``path`` (a download) relative to this page."""
+        return relative_uri(self.app.builder.get_target_uri(self.pagename), path)
+
+    def _claim(self, occ_id: str) -> bool:
+        if occ_id in self.ids:
+            return False
+        self.ids.add(occ_id)
+        return True
+
+    def lesson(self, docname: str) -> nodes.Node:
+        """A link to document ``docname`` titled with its title."""
+        env = self.app.env
+        title = env.titles[docname].astext() if docname in env.titles else docname
+        return make_ref(self.uri(docname), title)
+
+    def teaching(self, row: CoverageRow | None, kinds: set[str]) -> nodes.Node:
+        """The "讲解" cell of a name: its lessons, its waiver reason, or why it has none."""
+        if row is None:
+            return make_para("—（导入）" if kinds == {"import"} else "—（不计入覆盖）")
+        if row.lessons:
+            return join_para([self.lesson(d) for d in row.lessons])
+        if row.waiver is not None:
+            return make_para(f"豁免：{row.waiver.reason}")
+        return make_para(nodes.strong("未覆盖", "未覆盖"))
+
+    def html(self, body: nodes.Element) -> str:
+        """``body`` rendered by the builder as an HTML fragment (the page's ``body`` context value)."""
+        builder = self.app.builder
+        # The translator numbers titles from ``builder.fignumbers``, which belongs to the last document
+        # written (and is missing when none was): a generated page has no figure numbers.
+        saved = builder.__dict__.get("fignumbers")
+        builder.fignumbers = {}  # type: ignore[attr-defined]
+        try:
+            return builder.render_partial(body)["fragment"]
+        finally:
+            if saved is None:
+                del builder.fignumbers  # type: ignore[attr-defined]
+            else:
+                builder.fignumbers = saved  # type: ignore[attr-defined]
+
+
+def interleave(items: list[nodes.Node], sep: str = "、") -> list[nodes.Node]:
+    """``items`` with a text node ``sep`` between each two."""
+    out: list[nodes.Node] = []
+    for n, item in enumerate(items):
+        if n:
+            out.append(nodes.Text(sep))
+        out.append(item)
+    return out

@@ -1,0 +1,114 @@
+"""The package's import graph, read with :mod:`ast` (function-level imports included).
+
+Two rules of ``ARCHITECTURE.md``: no import cycle among the modules of ``slimebook``, and no module imports a
+private name (one starting with ``_``) of another module. A third keeps the layers apart: modules outside
+``slimebook.sphinxext`` never import Sphinx or docutils.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "_ext" / "slimebook"
+
+
+def _modules() -> dict[str, Path]:
+    """Dotted module name → file, for every module of the package (``pkg/__init__.py`` is ``pkg``)."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = ("slimebook", *path.relative_to(PACKAGE).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _is_package(module: str) -> bool:
+    return MODULES[module].name == "__init__.py"
+
+
+def _imports(module: str) -> list[tuple[str, str | None, int]]:
+    """Every import in ``module`` anywhere in its body: ``(imported module, imported name or None, line)``."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    package = module if _is_package(module) else module.rpartition(".")[0]
+    found: list[tuple[str, str | None, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, None, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                if submodule in MODULES:
+                    found.append((submodule, None, node.lineno))
+                else:
+                    found.append((base, alias.name, node.lineno))
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    return {module: {target for target, _name, _line in _imports(module) if target in MODULES} for module in MODULES}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a path ``[a, b, …, a]``, or None (depth-first search, colours)."""
+    colour: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        colour[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if colour.get(nxt) == 1:
+                return [*stack[stack.index(nxt):], nxt]
+            if nxt not in colour and (found := visit(nxt)):
+                return found
+        stack.pop()
+        colour[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in colour and (found := visit(start)):
+            return found
+    return None
+
+
+def test_the_walk_sees_function_level_imports() -> None:
+    assert ("slimebook.sphinxext", "setup") in {(t, n) for t, n, _ in _imports("slimebook")}
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle() -> None:
+    cycle = _cycle(_graph())
+    assert cycle is None, "import cycle: " + " → ".join(cycle or [])
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_private_name_of_another_module(module: str) -> None:
+    private = [f"line {line}: {target}.{name}" for target, name, line in _imports(module)
+               if target in MODULES and target != module and name and name.startswith("_")
+               and not (name.startswith("__") and name.endswith("__"))]
+    assert not private, f"{module} imports private names: {private}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith("slimebook.sphinxext")))
+def test_readers_know_nothing_of_sphinx(module: str) -> None:
+    leaks = [f"line {line}: {target}" for target, _name, line in _imports(module)
+             if target.split(".")[0] in {"sphinx", "docutils", "myst_parser"}
+             or target.startswith("slimebook.sphinxext")]
+    if module == "slimebook":  # the Sphinx entry point delegates to the Sphinx layer
+        leaks = [leak for leak in leaks if not leak.endswith("slimebook.sphinxext")]
+    assert not leaks, f"{module} reaches the Sphinx layer: {leaks}"
