@@ -49,6 +49,7 @@ from ..scan.categories import CATEGORIES
 from ..snapshots import snapshot_pagename
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
+from .locate import option_line
 from .snapshot import builds_pages
 from .source import get_store
 from .usage import category_page, get_scan, note_scan_use, scroll, usage_nodes
@@ -78,13 +79,7 @@ def _warn(directive: SphinxDirective, message: str, lineno: int | None = None) -
          location=(directive.env.docname, lineno or directive.lineno))
 
 
-def _option_line(directive: SphinxDirective, key: str) -> int:
-    """The source line of ``:key:`` in the directive block (the directive's line when not found)."""
-    for offset, line in enumerate(directive.block_text.split("\n")):
-        if line.strip().startswith(f":{key}:"):
-            return directive.lineno + offset
-    return directive.lineno
-
+_option_line = option_line  # the source line of ``:key:`` in the directive block
 
 def _content_line(directive: SphinxDirective, offset: int) -> int:
     """The source line of content line ``offset`` (0-based): found in the directive block after the
