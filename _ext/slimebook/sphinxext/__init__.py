@@ -20,6 +20,7 @@ from . import (
     snapshot,
     source,
     sourcecheck,
+    stableconfig,
     usage,
     usagepages,
 )
@@ -40,6 +41,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     reading.setup(app)  # reading order, call paths, repository map
     numbers.setup(app)
     latex.setup(app)  # slimebook.sty, questions as numbered boxes in the PDF
+    stableconfig.setup(app)  # no "configuration has changed" on every build
     reader.setup(app)  # static JS/CSS: diagram zoom, copy-link buttons, focus, dark highlighted lines
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
