@@ -10,8 +10,7 @@ After all documents are read (``env-check-consistency``) the gate warns, so ``-W
 * for a waiver file that is not valid.
 
 A declared name that Slime never uses is only reported (one summary line; each name in the verbose log): a
-lesson may teach an
-API the pinned code does not happen to use. Without a waiver file the gate is off (the coverage page
+lesson may teach an API the pinned code does not happen to use. Without a waiver file the gate is off (the coverage page
 says so); documents that declare names depend on the waiver file, so editing it re-runs the check.
 """
 
