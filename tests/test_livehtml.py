@@ -73,8 +73,7 @@ def test_terminating_make_stops_the_server(tmp_path: Path) -> None:
             "sphinx-autobuild did not start"
         os.kill(make.pid, signal.SIGTERM)  # make alone, by its id: not its process group
         make.wait(timeout=30)
-        left = []
-        assert _wait_for(lambda: not (left := _processes_mentioning(str(builddir))), 30), left
+        assert _wait_for(lambda: not _processes_mentioning(str(builddir)), 30), _processes_mentioning(str(builddir))
     finally:
         for pid, _ in _processes_mentioning(str(builddir)):  # never leave one behind, even when the test fails
             try:
