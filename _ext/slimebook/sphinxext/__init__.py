@@ -13,6 +13,7 @@ from . import (
     coverage,
     diagnostics,
     guide,
+    houserules,
     latex,
     numbers,
     reader,
@@ -34,6 +35,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     backlinks.setup(app)  # snapshot pages link back to the sections citing them
     course.setup(app)
     guide.setup(app)
+    houserules.setup(app)  # house rules: context boxes, Slime names cited with {slime}
     sourcecheck.setup(app)
     usage.setup(app)  # usage-index, {usage}, the scan of the pin
     usagepages.setup(app)

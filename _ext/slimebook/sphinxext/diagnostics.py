@@ -57,6 +57,7 @@ class SlimebookWarning(enum.Enum):
     ANCHOR = "anchor"  #: sections without a stable anchor; ids that cannot be made from writer text
     SNAPSHOT = "snapshot"  #: a snapshot page that cannot be rendered
     READING = "reading"  #: ``reading-entry``, ``reading-order-table``, ``reading-path``, ``repo-map``
+    HOUSE = "house"  #: house rules (:mod:`.houserules`): a context box missing, a Slime name in prose not cited
 
 
 def _reading(env: BuildEnvironment) -> str:

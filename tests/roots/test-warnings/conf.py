@@ -8,3 +8,4 @@ extensions = ["myst_parser", "slimebook", "badsnapshot"]
 slimebook_lock = "sources.toml"  # written by the test: it points at a repository the test builds
 slimebook_coverage_waivers = "coverage-waivers.toml"
 exclude_patterns = ["_build"]
+slimebook_context_box_docs = ["more"]  # a chapter that must open with a context box and has none (subtype house)
