@@ -29,6 +29,7 @@ import re
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
@@ -130,6 +131,16 @@ def _line(node: nodes.Node) -> int | None:
     return None
 
 
+def _source_line(source: list[str], needle: str, near: int | None) -> int | None:
+    """The first line at or after ``near`` holding ``needle``: docutils gives a table cell's text, or a paragraph's
+    later line, the line of an enclosing element only. ``near`` when the text is not found."""
+    start = max((near or 1) - 1, 0)
+    for index in range(start, len(source)):
+        if needle in source[index]:
+            return index + 1
+    return near
+
+
 def _check(app: Sphinx, doctree: nodes.document) -> None:
     """``doctree-read``: both rules for the document just read."""
     env = app.env
@@ -149,13 +160,17 @@ def _check(app: Sphinx, doctree: nodes.document) -> None:
     records = env.__dict__.get("slimebook_citations", {}).get(docname, [])
     cited = {record["symbol"] for record in records if record.get("symbol")}
     paths = {record["path"] for record in records}
+    try:
+        source = Path(env.doc2path(docname)).read_text(encoding="utf-8").splitlines()
+    except OSError:  # pragma: no cover - the document was just read
+        source = []
     for literal, text, meant in symbol_mentions(doctree, symbols, cited, paths):
         qualname = meant[0]
         path = symbols.qualified[qualname][0]
         more = f" (also defined as {', '.join(meant[1:3])}{' …' if len(meant) > 3 else ''})" if len(meant) > 1 else ""
         warn(env, SlimebookWarning.HOUSE, "house rule: `%s` is a Slime definition at the pin%s, named here without "
              "a citation; cite it once in this document: {slime}`%s <%s>`", text, more, qualname, path,
-             location=(docname, _line(literal)))
+             location=(docname, _source_line(source, f"`{text}`", _line(literal))))
 
 
 def setup(app: Sphinx) -> None:
