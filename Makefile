@@ -54,10 +54,15 @@ latexpdf: sources system-deps-pdf node-deps
 	  echo "latexpdf: glyphs missing from the fonts (see above)" >&2; exit 1; fi
 	@echo "PDF: $(BUILDDIR)/latex/$(PDFNAME).pdf"
 
-# Live preview. Only sources are watched: the build output, caches, the venv, tests, .ci and the
-# benchmark are ignored. bench/livehtml.py measures it (one edit: one rebuild, one document re-read).
+# Live preview on http://$(HOST):$(PORT) (default 127.0.0.1:8001, beside `make serve` on 8000):
+#   make livehtml HOST=0.0.0.0 PORT=9000
+# Only sources are watched: the build output, caches, the venv, tests, .ci and the benchmark are ignored.
+# bench/livehtml.py measures it (one edit: one rebuild, one document re-read). The server runs under
+# slimebook.livehtml, so Ctrl-C, or terminating this make by its process id, stops it (no orphan server).
+HOST ?= 127.0.0.1
+PORT ?= 8001
 livehtml: sources system-deps node-deps
-	$(BIN)/sphinx-autobuild . $(BUILDDIR)/html -d $(BUILDDIR)/doctrees \
+	exec $(BIN)/python -m slimebook.livehtml . $(BUILDDIR)/html -d $(BUILDDIR)/doctrees --host $(HOST) --port $(PORT) \
 	  --ignore "$(CURDIR)/$(BUILDDIR)/*" --ignore "$(CURDIR)/$(VENV)/*" --ignore "*.egg-info/*" \
 	  --ignore "$(CURDIR)/.git/*" --ignore "$(CURDIR)/.ruff_cache/*" --ignore "*/__pycache__/*" \
 	  --ignore "$(CURDIR)/tests/*" --ignore "$(CURDIR)/bench/*" --ignore "$(CURDIR)/.ci/*" \

@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     stamp.touch()
     port = free_port()
     cmd = ["make", "--no-print-directory", "-C", str(book), "livehtml", f"BIN={VENV_BIN}", f"STAMP={stamp}",
-           f"SPHINXOPTS=--host 127.0.0.1 --port {port}"]
+           "HOST=127.0.0.1", f"PORT={port}"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "NO_COLOR": "1"}
     print(f"bench: {' '.join(cmd)}", flush=True)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,

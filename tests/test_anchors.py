@@ -163,6 +163,15 @@ def test_removed_section_fails(book: Path) -> None:
     assert "published section anchor guide#anchors-guide-second is gone" in warnings
 
 
+def test_a_failed_check_counts_errors_not_warnings(book: Path) -> None:
+    _edit(book / "guide.md", "(anchors-guide-second)=\n## 第二节\n\n正文。\n", "")
+    status, warnings, app = _check(book)
+    log = re.sub(r"\x1b\[[0-9;]*m", "", app._status.getvalue())
+    assert status == 1 and "ERROR: anchors: published section anchor" in re.sub(r"\x1b\[[0-9;]*m", "", warnings)
+    assert "anchors: check failed: 1 error (" in log
+    assert "build finished with problems." in log and "warning" not in log.split("anchors: check failed", 1)[1]
+
+
 def test_section_inserted_above_passes_and_keeps_ids(book: Path) -> None:
     _edit(book / "guide.md", "(anchors-guide-first)=\n", "(anchors-guide-zero)=\n## 第零节\n\n新的一节。\n\n"
           "(anchors-guide-first)=\n")

@@ -109,7 +109,8 @@ def test_emphasize_lines_error_names_place_path_and_option(cases) -> None:
     app = cases()
     warnings = app._warning.getvalue()
     src = (app.srcdir / "emphasize-lines-error.md").read_text().splitlines()
-    line = next(n for n, text in enumerate(src, 1) if text.startswith("```{slime-source}"))
+    fence = next(n for n, text in enumerate(src, 1) if text.startswith("```{slime-source}"))
+    line = next(n for n in range(fence, len(src) + 1) if src[n - 1].startswith(":emphasize-lines:"))  # the option
     assert re.search(
         rf"emphasize-lines-error\.md:{line}: WARNING: slime-source: pkg/mod\.py: :emphasize-lines: "
         r"malformed line range 'abc'", warnings), warnings

@@ -74,3 +74,31 @@ def test_examples_in_code_are_not_citations(tmp_path: Path) -> None:
         (9, "role", "pkg/mod.py", {"lines": "5"}),
         (11, "directive", "pkg/mod.py", {"lines": "6"}),
     ]
+
+
+def test_show_symbols_lists_every_definition_with_its_range(cache: Path, lock_file: Path, capsys) -> None:
+    run(lock_file, "sources", "fetch")
+    capsys.readouterr()
+    assert run(lock_file, "sources", "show", "pkg/mod.py", "--symbols") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("# pkg/mod.py · 5 definitions · ")
+    rows = [line.split() for line in out[1:]]
+    assert rows == [["4-6", "function", "helper"], ["9-17", "class", "Outer"], ["10-15", "class", "Outer.Inner"],
+                    ["11-15", "function", "Outer.Inner.method"], ["20-21", "function", "run"]]
+    assert run(lock_file, "sources", "show", "pkg/mod.py:1-2", "--symbols") == 2
+    assert run(lock_file, "sources", "show", "pkg/gone.py", "--symbols") == 2
+    assert "'pkg/gone.py' does not exist" in capsys.readouterr().err
+
+
+def test_verify_names_the_path_once_and_proposes_the_closest_symbol(cache: Path, lock_file: Path, tmp_path: Path,
+                                                                    capsys) -> None:
+    run(lock_file, "sources", "fetch")
+    page = tmp_path / "c.md"
+    page.write_text("# C\n\n```{slime-source} pkg/mod.py\n:pyobject: method\n```\n\n{slime}`pkg/gone.py:1`\n")
+    capsys.readouterr()
+    assert run(lock_file, "sources", "verify", str(page)) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (f"{page}:3: directive pkg/mod.py: :pyobject: no definition named 'method'; closest: "
+                      "Outer.Inner.method (`slimebook sources show pkg/mod.py --symbols` lists them all)")
+    assert out[1].startswith(f"{page}:7: role pkg/gone.py: does not exist at ")
+    assert all(line.count("pkg/gone.py") == 1 for line in out[1:2])

@@ -105,18 +105,24 @@ def _directive_lines(path: Path) -> list[int]:
 
 
 def test_every_error_is_located(build) -> None:
+    """Each error is a warning at its line: the line of the option at fault, else the directive's fence."""
     app = build("errors")
     warnings = app._warning.getvalue()
     src = app.srcdir / "index.md"
+    text = src.read_text().splitlines()
     expected = [
-        "does not exist", "may not contain '..'", "relative POSIX path", "resolving outside the repository",
-        "past the end of the file", "reversed line range", "line numbers start at 1", "no definition named 'Nope'",
-        "'f' is ambiguous: 2 definitions at L1–L2, L5–L6", "binary file", "not valid UTF-8",
-        "either :lines: or :pyobject:", "fall outside the excerpt", "is a directory",
+        ("does not exist", None), ("may not contain '..'", None), ("relative POSIX path", None),
+        ("resolving outside the repository", None), ("past the end of the file", "lines"),
+        ("reversed line range", "lines"), ("line numbers start at 1", "lines"),
+        ("no definition named 'Nope'", "pyobject"), ("'f' is ambiguous: 2 definitions at L1–L2, L5–L6", "pyobject"),
+        ("binary file", None), ("not valid UTF-8", None), ("either :lines: or :pyobject:", "lines"),
+        ("fall outside the excerpt", "emphasize-lines"), ("is a directory", None),
     ]
     lines = _directive_lines(src)
     assert len(lines) == len(expected)
-    for lineno, message in zip(lines, expected, strict=True):
+    for lineno, (message, option) in zip(lines, expected, strict=True):
+        if option is not None:  # the option's own line inside the block, not the fence
+            lineno = next(n for n in range(lineno + 1, len(text) + 1) if text[n - 1].startswith(f":{option}:"))
         pattern = rf"index\.md:{lineno}: WARNING: slime-source: .*{re.escape(message)}"
         assert re.search(pattern, warnings), (lineno, message, warnings)
     role_line = next(n for n, t in enumerate(src.read_text().splitlines(), 1) if t.startswith("Role errors"))
@@ -198,8 +204,8 @@ def test_experiment_bad_inputs_are_located_warnings(tmp_path: Path, fetched_cach
     app = sphinx_build(src)
     warnings = app._warning.getvalue()
     assert "Traceback" not in warnings
-    assert re.search(r"exp\.md:6: WARNING: experiment: ok\.py: :emphasize-lines: malformed", warnings)
-    assert re.search(r"exp\.md:10: WARNING: experiment: ok\.py: :emphasize-lines: .*past the end", warnings)
+    assert re.search(r"exp\.md:7: WARNING: experiment: ok\.py: :emphasize-lines: malformed", warnings)
+    assert re.search(r"exp\.md:11: WARNING: experiment: ok\.py: :emphasize-lines: .*past the end", warnings)
     html = (app.outdir / "exp.html").read_text()
     assert "caf\u00e9" in html  # decoded by its coding cookie, shown and run
 

@@ -139,3 +139,25 @@ def test_comment_lines_counted_with_a_lone_cr() -> None:
     """Lines are the book's line model: a lone CR ends a line for libcst and for the tokenizer alike."""
     src = "# a\rb = 1\n\ndef f():\n    pass\n    # kept\r\n# dropped\n"
     assert symbol_range(src, "f") == (4, 6)
+
+
+@pytest.mark.parametrize(("wrong", "closest"), [
+    ("__aexit__", ["Box.__aexit__", "Other.__aexit__"]),  # unqualified: every class that defines it
+    ("Box.__aexitt__", ["Box.__aexit__"]),  # a typo in the qualified name
+    ("__aexitt__", ["Box.__aexit__", "Other.__aexit__"]),  # a typo in the last part
+])
+def test_unknown_symbol_names_the_closest_qualified_names(wrong: str, closest: list[str]) -> None:
+    src = ("class Box:\n    async def __aenter__(self):\n        pass\n\n    async def __aexit__(self, *a):\n"
+           "        pass\n\n\nclass Other:\n    async def __aexit__(self, *a):\n        pass\n")
+    with pytest.raises(SymbolError) as info:
+        rng(src, wrong)
+    message = str(info.value)
+    assert message.startswith(f"no definition named {wrong!r}; closest: ")
+    shown = message.split("closest: ", 1)[1].split(", ")
+    assert shown[: len(closest)] == closest and len(shown) <= 3
+
+
+def test_unknown_symbol_with_nothing_close_names_none() -> None:
+    with pytest.raises(SymbolError) as info:
+        rng("def helper():\n    pass\n", "zzz")
+    assert str(info.value) == "no definition named 'zzz'"

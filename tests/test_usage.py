@@ -403,3 +403,14 @@ def test_no_waiver_file_no_gate(build, upstream, tmp_path: Path) -> None:
     page = (app.outdir / "_slimebook/usage/coverage.html").read_text().replace(WBR, "")
     assert "没有豁免文件，所以构建不检查覆盖" in page
     assert "未覆盖 5" in page  # threading.Thread, .start, queue.Queue, .put, asyncio.run
+
+
+def test_names_no_lesson_needs_are_one_summary_line_not_warnings(build) -> None:
+    """A declared name the pin does not use is fine: one summary line in the status log, never a line in the shape
+    of a warning (``path: coverage: …``); each name is only in the verbose log."""
+    app = build("usage")
+    status, warnings = (re.sub(r"\x1b\[[0-9;]*m", "", log.getvalue()) for log in (app._status, app._warning))
+    assert re.search(r"(?:^|\.\.\. )coverage: 1 declared name is not used at the pin \(fine: .*-v lists them\)$",
+                     status, re.M), status
+    assert "declares 'asyncio.Queue.*'" not in status + warnings
+    assert not re.search(r"^\S+: coverage: .*\(fine:", status + warnings, re.M)

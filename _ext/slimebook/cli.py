@@ -19,6 +19,7 @@ from .atomicio import atomic_write
 from .citations import find_citations
 from .excerpt import ExcerptError, read_excerpt
 from .lock import LockError, load_lock
+from .pyranges import SymbolError, definitions
 from .store import SourceError, SourceStore
 
 DEFAULT_LOCK = Path("sources/sources.toml")
@@ -34,6 +35,11 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     state = "fetched" if fetched else "already present"
     print(f"{store.lock.name}@{store.lock.commit}: {state} in {store.git_dir}")
     return 0
+
+
+def _without_path(exc: ExcerptError) -> str:
+    """The error of a citation without its path (``verify`` prints the path once, before it)."""
+    return " ".join(part for part in (exc.option, exc.reason.replace(f"{exc.path!r} ", "", 1)) if part)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -57,7 +63,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                         emphasize=citation.options.get("emphasize-lines"),
                     )
                 except ExcerptError as exc:
-                    error = str(exc)
+                    error = _without_path(exc)
             if error:
                 failed += 1
                 print(f"{citation.file}:{citation.line}: {citation.kind} {citation.path}: {error}")
@@ -68,6 +74,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     store = _store(args)
     path, _, spec = args.target.partition(":")
+    if args.symbols:
+        return _show_symbols(store, path, spec)
     try:
         excerpt = read_excerpt(store, path, lines=spec or None)
     except ExcerptError as exc:
@@ -78,6 +86,28 @@ def cmd_show(args: argparse.Namespace) -> int:
     for (start, _end), lines in zip(excerpt.runs, excerpt.texts, strict=True):
         for offset, line in enumerate(lines):
             print(f"{start + offset:>{width}}  {line}")
+    return 0
+
+
+def _show_symbols(store: SourceStore, path: str, spec: str) -> int:
+    """``show PATH --symbols``: every class and function of a Python file at the pin, one per line:
+    ``start-end  kind  qualified.name``, in source order (the names ``:pyobject:`` and ``{slime}`` accept)."""
+    if spec:
+        print("slimebook: --symbols takes a path without lines", file=sys.stderr)
+        return 2
+    try:
+        real = store.resolve(path)
+        defs = definitions(store.read_text(real))
+    except SourceError as exc:  # the message quotes the path
+        print(f"slimebook: {exc}", file=sys.stderr)
+        return 2
+    except SymbolError as exc:
+        print(f"slimebook: {path}: {exc}", file=sys.stderr)
+        return 2
+    print(f"# {real} · {len(defs)} definitions · {store.lock.short}")
+    width = max((len(f"{d.start}-{d.end}") for d in defs), default=0)
+    for d in defs:
+        print(f"{f'{d.start}-{d.end}':<{width}}  {d.kind:<8}  {d.qualname}")
     return 0
 
 
@@ -191,6 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.set_defaults(func=cmd_verify)
     show = sub.add_parser("show", help="print PATH[:LINES] at the pin with line numbers")
     show.add_argument("target", metavar="PATH[:LINES]")
+    show.add_argument("--symbols", action="store_true",
+                      help="list the file's classes and functions with their line ranges (the names :pyobject: takes)")
     show.set_defaults(func=cmd_show)
     diff = sub.add_parser("diff", help="what every citation becomes at another commit")
     diff.add_argument("--to", dest="to_rev", required=True, metavar="SHA", help="commit to compare with")

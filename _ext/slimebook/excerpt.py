@@ -121,12 +121,14 @@ def _check_options(options: dict[str, object]) -> None:
             raise ExcerptError(reason, option=" ".join(f":{name}:" for name in sorted(pair)))
 
 
-def _select(lines: list[str], text: str, spec: str | None, pyobject: str | None) -> list[tuple[int, int]]:
+def _select(lines: list[str], text: str, spec: str | None, pyobject: str | None,
+            path: str = "PATH") -> list[tuple[int, int]]:
     if pyobject:
         try:
             return [symbol_range(text, pyobject)]
         except SymbolError as exc:
-            raise ExcerptError(str(exc), option=":pyobject:") from exc
+            hint = f" (`slimebook sources show {path} --symbols` lists them all)" if "no definition" in str(exc) else ""
+            raise ExcerptError(f"{exc}{hint}", option=":pyobject:") from exc
     if spec:
         try:
             return parse_line_spec(spec, total=len(lines))
@@ -185,7 +187,7 @@ def read_excerpt(
             blob = store.blob_id(real)
         except SourceError as exc:
             raise ExcerptError(str(exc)) from exc
-        runs = _select(file_lines, text, lines, pyobject)
+        runs = _select(file_lines, text, lines, pyobject, path)
         marked = _emphasis(emphasize, runs)
     except ExcerptError as exc:
         raise exc.located(path=path) from exc

@@ -10,6 +10,7 @@ enclosing class and function names with dots: ``Outer.Inner.method``, ``f.inner`
 
 from __future__ import annotations
 
+import difflib
 import functools
 import tokenize
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .lines import split_lines
 
-__all__ = ["Definition", "SymbolError", "definitions", "select_definition", "symbol_range"]
+__all__ = ["Definition", "SymbolError", "closest_names", "definitions", "select_definition", "symbol_range"]
 
 
 class SymbolError(ValueError):
@@ -175,15 +176,35 @@ def symbol_range(text: str, qualname: str) -> tuple[int, int]:
     return select_definition(definitions(text), qualname)
 
 
+def closest_names(defs: Sequence[Definition], qualname: str, limit: int = 3) -> list[str]:
+    """The qualified names among ``defs`` a writer most likely meant by ``qualname``, best first, at most ``limit``.
+
+    First every definition whose qualified name ends with ``.qualname`` (an unqualified ``__aexit__`` for
+    ``E2BSandbox.__aexit__``), then :func:`difflib.get_close_matches` over the qualified names and over their last
+    parts (a typo such as ``__aexitt__``). Empty when nothing is close.
+    """
+    names = list(dict.fromkeys(d.qualname for d in defs))
+    found = [name for name in names if name.endswith("." + qualname)]
+    found += difflib.get_close_matches(qualname, names, n=limit, cutoff=0.6)
+    last = qualname.rsplit(".", 1)[-1]
+    tails = difflib.get_close_matches(last, list(dict.fromkeys(n.rsplit(".", 1)[-1] for n in names)), n=limit,
+                                      cutoff=0.75)
+    found += [name for tail in tails for name in names if name.rsplit(".", 1)[-1] == tail]
+    return list(dict.fromkeys(found))[:limit]
+
+
 def select_definition(defs: Sequence[Definition], qualname: str) -> tuple[int, int]:
     """The ``(start, end)`` of the one definition named ``qualname`` among ``defs``.
 
     Raises:
-        SymbolError: none, or several (the message lists their lines).
+        SymbolError: none (the message names the closest qualified names, :func:`closest_names`), or several
+            (the message lists their lines).
     """
     matches = [d for d in defs if d.qualname == qualname]
     if not matches:
-        raise SymbolError(f"no definition named {qualname!r}")
+        close = closest_names(defs, qualname)
+        hint = f"; closest: {', '.join(close)}" if close else ""
+        raise SymbolError(f"no definition named {qualname!r}{hint}")
     if len(matches) > 1:
         where = ", ".join(f"L{d.start}–L{d.end}" for d in matches)
         raise SymbolError(f"{qualname!r} is ambiguous: {len(matches)} definitions at {where}")

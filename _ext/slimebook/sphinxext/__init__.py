@@ -16,6 +16,7 @@ from . import (
     coverage,
     diagnostics,
     guide,
+    houserules,
     latex,
     numbers,
     reader,
@@ -23,6 +24,7 @@ from . import (
     snapshot,
     source,
     sourcecheck,
+    stableconfig,
     usage,
     usagepages,
 )
@@ -37,6 +39,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     backlinks.setup(app)  # snapshot pages link back to the sections citing them
     course.setup(app)
     guide.setup(app)
+    houserules.setup(app)  # house rules: context boxes, Slime names cited with {slime}
     sourcecheck.setup(app)
     usage.setup(app)  # usage-index, {usage}, the scan of the pin
     usagepages.setup(app)
@@ -44,6 +47,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     reading.setup(app)  # reading order, call paths, repository map
     numbers.setup(app)
     latex.setup(app)  # slimebook.sty, questions as numbered boxes in the PDF
+    stableconfig.setup(app)  # no "configuration has changed" on every build
     reader.setup(app)  # static JS/CSS: diagram zoom, copy-link buttons, focus, dark highlighted lines
     candidates.setup(app)  # every instance candidate confirmed by a lesson or left with a reason
     buildinfo.setup(app)  # {buildinfo}: the pin and the build's Python

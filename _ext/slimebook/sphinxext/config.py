@@ -53,6 +53,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("slimebook_candidate_notes", "candidates", "sources/candidate-notes.toml", "env", str,
             "The candidate notes (instance candidates confirmed or left with a reason), relative to the "
             "configuration directory; '' turns the check off."),
+    Setting("slimebook_context_box_docs", "house", [], "env", list,
+            "Docname patterns of chapters that must open with a context box (house rules)."),
+    Setting("slimebook_lint_symbols", "house", [], "env", list,
+            "Docname patterns whose prose may not name a Slime definition without a {slime} citation."),
     Setting("slimebook_anchors_policy", "anchors", "ascii", "env", str,
             "Which section ids count as stable: 'ascii' or 'explicit' (labels only)."),
     Setting("slimebook_anchors_manifest", "anchors", "", "", str,

@@ -24,6 +24,7 @@ from ..experiments import ExperimentError, run_experiment
 from ..lines import display_lines
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
+from .locate import option_line
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ class Experiment(SphinxDirective):
             try:
                 runs = parse_line_spec(self.options["emphasize-lines"], total=len(code_lines))
             except ExcerptError as exc:
-                return self._fail(f"{script.name}: :emphasize-lines: {exc}")
+                return self._fail(f"{script.name}: :emphasize-lines: {exc}", option_line(self, "emphasize-lines"))
             code_block["highlight_args"] = {"hl_lines": [n for a, b in runs for n in range(a, b + 1)]}
         code_wrap += code_block
 
@@ -98,9 +99,9 @@ class Experiment(SphinxDirective):
         return [code_wrap, out_wrap]
 
 
-    def _fail(self, message: str) -> list[nodes.Node]:
+    def _fail(self, message: str, line: int | None = None) -> list[nodes.Node]:
         warn(self.env, SlimebookWarning.EXPERIMENT, "experiment: %s", message,
-             location=(self.env.docname, self.lineno))
+             location=(self.env.docname, line or self.lineno))
         return []
 
 

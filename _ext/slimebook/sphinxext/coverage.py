@@ -9,8 +9,8 @@ After all documents are read (``env-check-consistency``) the gate warns, so ``-W
 * for a waiver pattern that excuses nothing: it matches no scanned name, or only taught ones (at its line);
 * for a waiver file that is not valid.
 
-A declared name that Slime never uses is only reported (info, at the lesson): a lesson may teach an
-API the pinned code does not happen to use. Without a waiver file the gate is off (the coverage page
+A declared name that Slime never uses is only reported (one summary line; each name in the verbose log): a
+lesson may teach an API the pinned code does not happen to use. Without a waiver file the gate is off (the coverage page
 says so); documents that declare names depend on the waiver file, so editing it re-runs the check.
 """
 
@@ -92,9 +92,13 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
     for waiver, why in result.stale:
         warn(env, SlimebookWarning.COVERAGE, "coverage: stale waiver %r: %s", waiver.pattern, why,
              location=_where(waivers.path, waiver.line))
+    # Not a problem, so never in a warning's shape: one line per name in the verbose log (-v), one summary line.
     for docname, pattern in result.absent:
-        logger.info("coverage: %s declares %r, which the scan does not find at the pin (fine: a lesson may "
-                    "teach what Slime does not use)", docname, pattern, location=docname)
+        logger.verbose("coverage: %s declares %r, which the scan does not find at the pin", docname, pattern)
+    if result.absent:
+        count = len(result.absent)
+        logger.info("coverage: %d declared name%s not used at the pin (fine: a lesson may teach what Slime "
+                    "does not use; -v lists them)", count, " is" if count == 1 else "s are")
 
 
 def _depend(app: Sphinx, doctree) -> None:

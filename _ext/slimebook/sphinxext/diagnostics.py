@@ -59,6 +59,7 @@ class SlimebookWarning(enum.Enum):
     READING = "reading"  #: ``reading-entry``, ``reading-order-table``, ``reading-path``, ``repo-map``
     BUILDINFO = "buildinfo"  #: ``{buildinfo}``: an unknown key
     CANDIDATES = "candidates"  #: the candidate notes file: invalid entries, unsettled instance candidates
+    HOUSE = "house"  #: house rules (:mod:`.houserules`): a context box missing, a Slime name in prose not cited
 
 
 def _reading(env: BuildEnvironment) -> str:

@@ -48,6 +48,7 @@ from ..snapshots import snapshot_pagename
 from .context import builds_pages, get_store, lock_path
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
+from .locate import option_line
 from .pages import GeneratedPage, field, table_frame
 from .scancache import get_scan, note_scan_use
 from .usagetables import category_page, scroll, usage_nodes
@@ -76,13 +77,7 @@ def _warn(directive: SphinxDirective, message: str, lineno: int | None = None) -
          location=(directive.env.docname, lineno or directive.lineno))
 
 
-def _option_line(directive: SphinxDirective, key: str) -> int:
-    """The source line of ``:key:`` in the directive block (the directive's line when not found)."""
-    for offset, line in enumerate(directive.block_text.split("\n")):
-        if line.strip().startswith(f":{key}:"):
-            return directive.lineno + offset
-    return directive.lineno
-
+_option_line = option_line  # the source line of ``:key:`` in the directive block
 
 def _content_line(directive: SphinxDirective, offset: int) -> int:
     """The source line of content line ``offset`` (0-based): found in the directive block after the
@@ -106,7 +101,7 @@ def _roles(directive: SphinxDirective, key: str, value: str) -> list[str] | None
         text = slime_role_text(item)
         if text is None:
             _warn(directive, f"{directive.name}: :{key}: items must each be one {{slime}} role "
-                             f"(separated by ';'), got {item!r}", _option_line(directive, key))
+                             f"(separated by ';'), got {item!r}", option_line(directive, key))
             return None
         texts.append(text)
     return texts
@@ -149,7 +144,7 @@ class ReadingEntry(SphinxDirective):
         unit = self.options["unit"].strip()
         if not _NUMBER.match(unit):
             _warn(self, f"reading-entry {number}: :unit: must be two digits, got {unit!r}",
-                  _option_line(self, "unit"))
+                  option_line(self, "unit"))
             return []
         roles = {key: _roles(self, key, self.options[key]) if key in self.options else [] for key in _CITATION_FIELDS}
         if any(value is None for value in roles.values()):
@@ -168,9 +163,9 @@ class ReadingEntry(SphinxDirective):
                     body, messages = self.parse_inline(value, lineno=self.lineno)
                 else:
                     body, messages = self.parse_inline("；".join(f"{{slime}}`{t}`" for t in texts),
-                                                       lineno=_option_line(self, key) - 1)
+                                                       lineno=option_line(self, key) - 1)
             elif key in self.options:
-                body, messages = self.parse_inline(self.options[key], lineno=_option_line(self, key) - 1)
+                body, messages = self.parse_inline(self.options[key], lineno=option_line(self, key) - 1)
             else:
                 continue
             fields += field(label, body, messages)
@@ -386,7 +381,7 @@ class RepoMap(SphinxDirective):
         try:
             rows = repo_map(store, expand)
         except RepoMapError as exc:
-            _warn(self, f"repo-map: :expand: {exc}", _option_line(self, "expand"))
+            _warn(self, f"repo-map: :expand: {exc}", option_line(self, "expand"))
             return []
         roles = self._roles()
         self._check_roles(rows, roles, store.lock.short, expand)

@@ -31,6 +31,7 @@ from .context import builds_pages, get_store, lock_path
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 from .envrecords import CitationRecord
+from .locate import option_line, options_named
 from .snapshot import make_snapshot_ref, snapshot_link
 
 logger = logging.getLogger(__name__)
@@ -194,8 +195,10 @@ class SlimeSource(SphinxDirective):
                 pyobject=self.options.get("pyobject"),
                 emphasize=self.options.get("emphasize-lines"),
             )
-        except ExcerptError as exc:
-            warn(self.env, SlimebookWarning.SOURCE, "slime-source: %s", exc, location=(self.env.docname, self.lineno))
+        except ExcerptError as exc:  # at the line of the option at fault, when one is
+            named = options_named(exc.option)
+            line = option_line(self, named[0]) if named else self.lineno
+            warn(self.env, SlimebookWarning.SOURCE, "slime-source: %s", exc, location=(self.env.docname, line))
             return []
         self.env.note_dependency(str(lock_path(self.env)))
         _record(self.env, self.lineno, "directive", excerpt,

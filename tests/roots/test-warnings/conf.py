@@ -9,3 +9,4 @@ slimebook_lock = "sources.toml"  # written by the test: it points at a repositor
 slimebook_coverage_waivers = "coverage-waivers.toml"
 exclude_patterns = ["_build"]
 slimebook_candidate_notes = "candidate-notes.toml"
+slimebook_context_box_docs = ["more"]  # a chapter that must open with a context box and has none (subtype house)

@@ -1,0 +1,1 @@
+// a script of the book

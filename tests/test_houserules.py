@@ -1,0 +1,66 @@
+"""House rules as warnings (subtype ``house``): a guide chapter without a context box; a Slime definition named in
+prose without a ``{slime}`` citation, with the role to write (issue 20)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import SourceRepo, copy_root
+from slimebook.sphinxext.houserules import needs_context_box
+from slimebook.symbols import scan_definitions
+
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture
+def house(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch,
+          sphinx_build):
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("house", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    app = sphinx_build(src)
+    return app, _COLOUR.sub("", app._warning.getvalue())
+
+
+def test_guide_chapter_without_a_context_box_warns_at_its_title(house) -> None:
+    _app, warnings = house
+    assert re.search(r"guide/unboxed\.md:1: WARNING: house rule: a guide chapter opens with a context box; put "
+                     r"```\{context-box\}``` with :main-line: .* \[slimebook\.house\]", warnings), warnings
+    assert "boxed.md:1: WARNING: house rule: a guide" not in warnings.replace("unboxed", "")
+    assert "guide/index.md" not in warnings
+
+
+def test_uncited_slime_name_in_prose_warns_once_with_the_role_to_write(house) -> None:
+    _app, warnings = house
+    mentions = re.findall(r"guide/boxed\.md:(\d+): WARNING: house rule: `([^`]+)` is a Slime definition at the pin"
+                          r".*cite it once in this document: (\{slime\}`[^`]+`)", warnings)
+    assert mentions == [("7", "Outer.Inner.method", "{slime}`Outer.Inner.method <pkg/mod.py>`")], warnings
+    for fine in ("asyncio.gather", "create_task", "__aexit__", "`run`"):
+        assert fine not in warnings
+
+
+def test_the_suggested_role_builds_clean(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
+                                         monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("house", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    boxed = src / "guide" / "boxed.md"
+    boxed.write_text(boxed.read_text().replace("`Outer.Inner.method` is named",
+                                               "{slime}`Outer.Inner.method <pkg/mod.py>` is named", 1))
+    unboxed = src / "guide" / "unboxed.md"
+    box = "# Unboxed\n\n```{context-box}\n:main-line: x\n```\n"
+    unboxed.write_text(unboxed.read_text().replace("# Unboxed\n", box))
+    assert "house rule" not in sphinx_build(src)._warning.getvalue()
+
+
+def test_patterns_and_the_definition_scan() -> None:
+    patterns = ["chapters/guide/*", "!chapters/guide/index"]
+    assert needs_context_box("chapters/guide/action4", patterns)
+    assert not needs_context_box("chapters/guide/index", patterns)
+    assert not needs_context_box("chapters/async/01", patterns)
+    text = ("class Box:\n    async def __aexit__(self):\n        def inner():\n            pass\n\n\n"
+            "def helper():\n    pass\n")
+    assert scan_definitions(text) == ["Box", "Box.__aexit__", "Box.__aexit__.inner", "helper"]
