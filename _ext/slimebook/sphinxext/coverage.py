@@ -27,7 +27,7 @@ from ..usage import Coverage, Waiver, WaiverError, coverage, parse_waivers
 from .config import declare as declare_config
 from .context import reading_order
 from .diagnostics import SlimebookWarning, warn
-from .usage import get_scan
+from .scancache import get_scan
 
 logger = logging.getLogger(__name__)
 

@@ -38,8 +38,8 @@ from sphinx.application import Sphinx
 from ..store import SourceError
 from ..symbols import PinSymbols, pin_symbols
 from .config import declare as declare_config
-from .diagnostics import SlimebookWarning, warn
 from .context import get_store
+from .diagnostics import SlimebookWarning, warn
 
 __all__ = ["needs_context_box", "setup", "symbol_mentions", "STDLIB_NAMES"]
 
