@@ -414,3 +414,23 @@ def test_names_no_lesson_needs_are_one_summary_line_not_warnings(build) -> None:
                      status, re.M), status
     assert "declares 'asyncio.Queue.*'" not in status + warnings
     assert not re.search(r"^\S+: coverage: .*\(fine:", status + warnings, re.M)
+
+
+def test_a_redirected_occurrence_id_keeps_its_generated_page(build, tmp_path: Path) -> None:
+    """A redirect line naming an id of a generated page (an occurrence that changed its id) must not turn the page
+    into a "本页已移动" stub: the page keeps its tables and sends the old id to the new one with a script."""
+    import shutil
+
+    srcdir = tmp_path / "redirected"
+    shutil.copytree(ROOTS / "test-usage", srcdir)
+    first = build("usage")
+    (srcdir / "sources.toml").write_text((Path(first.srcdir) / "sources.toml").read_text())
+    page = "_slimebook/usage/category/asyncio"
+    new_id = re.search(r'id="(occ-[0-9a-f]{12})"', (first.outdir / f"{page}.html").read_text()).group(1)
+    (srcdir / "redirects.txt").write_text(f"{page}#occ-000000000000 {page}#{new_id}\n")
+    with (srcdir / "conf.py").open("a") as conf:
+        conf.write('slimebook_anchors_redirects = "redirects.txt"\n')
+    html = (build("usage", srcdir=srcdir).outdir / f"{page}.html").read_text()
+    assert "本页已移动" not in html
+    assert f'id="{new_id}"' in html
+    assert f'var m={{"occ-000000000000": "#{new_id}"}}' in html  # same page: the script jumps to the new id

@@ -371,10 +371,22 @@ def _apply_redirects(app: Sphinx, doctree: nodes.document, docname: str) -> None
         doctree += nodes.raw("", _redirect_script(elsewhere), format="html")
 
 
+def moved_ids_script(app: Sphinx, page: str) -> str:
+    """A ``<script>`` (HTML) that sends each id of generated page ``page`` named on the left of a redirect line to
+    its new target, or ``""`` when no line names an id of ``page``. Generated pages (usage, snapshot pages) are not
+    documents, so :func:`_apply_redirects` never sees them: their generator appends this to the page body."""
+    moved = {old_id: _uri(app, page, new) for old_id, new in _moves(app).get(page, {}).items() if old_id}
+    return _redirect_script(moved) if moved else ""
+
+
 def _redirect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """``html-collect-pages``: a page that no longer exists becomes a redirect page."""
+    """``html-collect-pages``: a page that no longer exists becomes a redirect page.
+
+    A page exists when it is a document or a generated page that publishes anchors in this build
+    (``slimebook-page-anchors``); a redirect of one of its ids never replaces the page itself."""
+    generated = set(current_anchors(app)[1])
     for page, ids in sorted(_moves(app).items()):
-        if page in app.env.found_docs:
+        if page in app.env.found_docs or page in generated:
             continue
         default = ids.get("") or _split(next(iter(ids.values())))[0]
         href = _uri(app, page, default)

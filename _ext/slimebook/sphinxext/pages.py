@@ -12,6 +12,7 @@ from sphinx.application import Sphinx
 from sphinx.util.osutil import relative_uri
 
 from ..usage import CoverageRow
+from .anchors import moved_ids_script
 from .context import get_store
 from .usagetables import Render, scroll
 
@@ -157,7 +158,7 @@ class GeneratedPage:
         saved = builder.__dict__.get("fignumbers")
         builder.fignumbers = {}  # type: ignore[attr-defined]
         try:
-            return builder.render_partial(body)["fragment"]
+            return builder.render_partial(body)["fragment"] + moved_ids_script(self.app, self.pagename)
         finally:
             if saved is None:
                 del builder.fignumbers  # type: ignore[attr-defined]
