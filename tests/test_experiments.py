@@ -51,3 +51,27 @@ def test_experiment_failures_are_reported(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(ExperimentError, match="cannot read"):
         run_experiment(tmp_path / "missing.py")
     assert not list((tmp_path / "cache" / "experiments").glob("*.tmp"))  # no half-written cache entry
+
+
+def test_experiment_runs_a_copy_outside_the_source_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "src"
+    source.mkdir()
+    script = source / "writes_beside_itself.py"
+    script.write_text(
+        "from pathlib import Path\n"
+        "here = Path(__file__).resolve().parent\n"
+        "(here / 'written_beside_file.txt').write_text('x')\n"
+        "(here / '__pycache__').mkdir(exist_ok=True)\n"
+        "Path('written_in_cwd.txt').write_text('y')\n"
+        "print(Path(__file__).name)\n"
+    )
+
+    def snapshot() -> dict[str, bytes | None]:
+        return {str(p.relative_to(source)): p.read_bytes() if p.is_file() else None for p in source.rglob("*")}
+
+    before = snapshot()
+    result = run_experiment(script)
+    assert result.output == "writes_beside_itself.py\n"  # same file name, so tracebacks read the same
+    assert snapshot() == before  # the source directory is unchanged
+    assert run_experiment(script).cached  # the copy has the same bytes, so the same cache key

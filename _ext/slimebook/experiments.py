@@ -1,6 +1,7 @@
 """Running the course's experiments: stdlib-only scripts whose shown output is what they print.
 
-An experiment is run as ``python FILE`` in a fresh temporary working directory with a timeout; its
+An experiment is run as ``python FILE`` in a fresh temporary working directory with a timeout, from a
+copy of the file inside that temporary directory (never from the source tree); its
 combined stdout+stderr and exit code are cached under ``cache_root()/experiments`` keyed by the
 SHA-256 of (file bytes, interpreter major.minor, runner version), so an unchanged file is not run
 again and a changed one always is. Cache files are written atomically (temp file + ``os.replace``).
@@ -52,6 +53,13 @@ def run_experiment(
 ) -> ExperimentResult:
     """Run ``script`` with the current interpreter and return what it printed.
 
+    The script is not run from its source path: the bytes read for the cache key are written to
+    ``<tmp>/script/<name>`` inside a fresh temporary directory, the run's working directory is the
+    empty ``<tmp>/cwd``, and the whole directory is deleted afterwards. So ``__file__`` points into
+    the temporary directory, and a script that writes beside ``__file__`` (or into its working
+    directory) cannot change the source tree during a build; the cache key is unchanged, since
+    the copy has the same bytes.
+
     Args:
         script: path of a stdlib-only Python file.
         timeout: seconds before the run is killed.
@@ -72,10 +80,15 @@ def run_experiment(
     else:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         env.update(PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
-        with tempfile.TemporaryDirectory(prefix="slimebook-exp-") as cwd:
+        with tempfile.TemporaryDirectory(prefix="slimebook-exp-") as tmp:
+            copy = Path(tmp) / "script" / script.name
+            cwd = Path(tmp) / "cwd"
+            copy.parent.mkdir()
+            cwd.mkdir()
+            copy.write_bytes(data)  # the bytes that were hashed: what runs is what the key names
             # A session of its own, so a timeout kills the whole process group (children too).
             proc = subprocess.Popen(
-                [sys.executable, "-X", "utf8", str(script.resolve())], cwd=cwd, env=env,
+                [sys.executable, "-X", "utf8", str(copy)], cwd=cwd, env=env,
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
             )
             try:

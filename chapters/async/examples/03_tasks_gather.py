@@ -1,7 +1,9 @@
 """Lesson 03: create_task, keeping references, gather's result order, return_exceptions.
 
-Stdlib only. Deterministic: sleeps differ by at least 0.01 s and timers that expire together
-still run in deadline order, so completion order cannot flip; in part C the task that must
+Stdlib only. Deterministic: every task of a part sleeps until an absolute loop time measured
+from one start instant (loop.call_at), and timers fire in deadline order even when a busy machine
+starts a task late or several timers expire in the same loop turn, so completion order cannot
+flip (a relative asyncio.sleep would read the clock again in each task); in part C the task that must
 still be running waits on an Event, not a timer; garbage collection is triggered explicitly;
 no ids, addresses or times are printed.
 """
@@ -13,26 +15,35 @@ import weakref
 finished: list[str] = []  # completion order
 
 
-async def work(name: str, seconds: float) -> str:
+async def sleep_until(deadline: float) -> None:
+    """Like asyncio.sleep, but to an absolute loop.time() shared by the tasks of one part."""
+    loop = asyncio.get_running_loop()
+    wakeup = loop.create_future()
+    loop.call_at(deadline, wakeup.set_result, None)
+    await wakeup
+
+
+async def work(name: str, t0: float, seconds: float) -> str:
     print(f"  {name}: start")
-    await asyncio.sleep(seconds)
+    await sleep_until(t0 + seconds)
     finished.append(name)
     return f"{name}-result"
 
 
-async def boom(name: str, seconds: float) -> str:
+async def boom(name: str, t0: float, seconds: float) -> str:
     print(f"  {name}: start")
-    await asyncio.sleep(seconds)
+    await sleep_until(t0 + seconds)
     finished.append(name)
     raise ValueError(f"{name} failed")
 
 
 async def part_a() -> None:
     print("== A. create_task schedules work; gather keeps argument order ==")
+    t0 = asyncio.get_running_loop().time()
     tasks = [
-        asyncio.create_task(work("slow", 0.03)),
-        asyncio.create_task(work("fast", 0.01)),
-        asyncio.create_task(work("mid", 0.02)),
+        asyncio.create_task(work("slow", t0, 0.03)),
+        asyncio.create_task(work("fast", t0, 0.01)),
+        asyncio.create_task(work("mid", t0, 0.02)),
     ]
     print("  three tasks created; none has started yet")
     results = await asyncio.gather(*tasks)
@@ -87,9 +98,10 @@ async def part_c() -> None:
     print("== C. an exception in gather ==")
     finished.clear()
     gate = asyncio.Event()
+    t0 = asyncio.get_running_loop().time()
     tasks = [
-        asyncio.create_task(work("a", 0.01)),
-        asyncio.create_task(boom("b", 0.02)),
+        asyncio.create_task(work("a", t0, 0.01)),
+        asyncio.create_task(boom("b", t0, 0.02)),
         asyncio.create_task(work_until("c", gate)),
     ]
     try:
@@ -103,7 +115,9 @@ async def part_c() -> None:
 
     print("== D. return_exceptions=True ==")
     finished.clear()
-    results = await asyncio.gather(work("a", 0.01), boom("b", 0.02), work("c", 0.03), return_exceptions=True)
+    t0 = asyncio.get_running_loop().time()
+    coros = [work("a", t0, 0.01), boom("b", t0, 0.02), work("c", t0, 0.03)]
+    results = await asyncio.gather(*coros, return_exceptions=True)
     for r in results:
         print(f"  {type(r).__name__}: {r}")
 

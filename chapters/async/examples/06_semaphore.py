@@ -8,8 +8,9 @@
      are held; deadlock again, with back-to-back acquires, once the work inside awaits
      and enough callers queue
 
-Ordering comes from events and from the semaphore's FIFO waiters; the only timers are
-scene 2's 0.05 s clock and the timeouts that end a wait that can never succeed.
+Ordering comes from events and from the semaphore's FIFO waiters; scene 2's clock is virtual (it
+ticks only when every unfinished job is waiting for a tick, so a busy machine cannot slip a tick
+in between); the only timers are the timeouts that end a wait that can never succeed.
 """
 
 import asyncio
@@ -58,37 +59,46 @@ async def scene_not_rate_limit() -> None:
     sem = asyncio.Semaphore(2)
     ticks = 0
     tokens = asyncio.Semaphore(0)       # used by the rate-limited variant below
+    waiting_for_tick = 0                # jobs blocked until the clock hands out a token
     started_at_tick: list[int] = []
 
-    async def clock() -> None:          # one task owns both the tick count and the tokens
+    async def run_with_clock(jobs) -> None:
+        """A virtual clock: it ticks only when every unfinished job is waiting for a tick."""
         nonlocal ticks
-        while True:
-            await asyncio.sleep(0.05)
-            ticks += 1
-            tokens.release()
+        tasks = [asyncio.create_task(job) for job in jobs]
+
+        def unfinished() -> int:
+            return sum(not t.done() for t in tasks)
+
+        while unfinished():
+            await until(lambda: unfinished() == 0 or waiting_for_tick == unfinished())
+            if unfinished():
+                before = waiting_for_tick
+                ticks += 1
+                tokens.release()        # one token per tick
+                await until(lambda before=before: waiting_for_tick < before)  # somebody took it
 
     async def short_job() -> None:
         async with sem:
             started_at_tick.append(ticks)
             await asyncio.sleep(0)      # a very short piece of work
 
-    c = asyncio.create_task(clock())
-    await asyncio.gather(*(short_job() for _ in range(10)))
+    await run_with_clock([short_job() for _ in range(10)])
     print(f"10 jobs with Semaphore(2): started at ticks {started_at_tick}")
 
     # what a rate limiter does instead: one new start per tick
-    tokens = asyncio.Semaphore(0)       # fresh, so no token saved up earlier
     started_at_tick.clear()
     start = ticks
 
     async def limited_job() -> None:
+        nonlocal waiting_for_tick
+        waiting_for_tick += 1
         await tokens.acquire()          # a token is spent, never given back
+        waiting_for_tick -= 1
         started_at_tick.append(ticks - start)
 
-    await asyncio.gather(*(limited_job() for _ in range(4)))
+    await run_with_clock([limited_job() for _ in range(4)])
     print(f"4 jobs, one token per tick: started {started_at_tick} ticks after start")
-    c.cancel()
-    await asyncio.gather(c, return_exceptions=True)
 
 
 async def scene_leak() -> None:

@@ -1,12 +1,15 @@
 """Lesson 08: blocking work inside async def, and how to move it off the loop.
 
-  1. a heartbeat task ticks every 0.01 s; a job "waits" 0.2 s in three ways and we count the beats
+  1. a heartbeat task ticks every 0.01 s; a job waits in three ways and we count the beats
   2. to_thread / run_in_executor: which thread runs the job, and how many run at once per pool
   3. loops by hand: get_running_loop, new_event_loop, set_event_loop, run_until_complete,
      run_forever, all_tasks, and a loop owned by another thread
 
 Timings are never printed: beat counts are bucketed (zero / at least one), pool sizes are hard limits, and gated jobs
-are released only after main has seen them all running.
+are released only after main has seen them all running. Scene 1's buckets hold by construction, not by margins:
+time.sleep runs with no await, so the heartbeat cannot run at all; asyncio.sleep(0.2) ends at a later deadline than
+the heartbeat's pending 0.01 s timer, and due timers run in deadline order; the pool thread's blocking wait ends
+only when the heartbeat has set an Event.
 """
 
 import asyncio
@@ -24,14 +27,19 @@ def bucket(beats: int) -> str:
 
 
 async def scene_heartbeat() -> None:
-    print("== 1. a heartbeat while a job waits 0.2 s ==")
+    print("== 1. a heartbeat while a job waits ==")
     beats = 0
+    beat = threading.Event()                      # set by the heartbeat on every beat
 
     async def heartbeat() -> None:
         nonlocal beats
         while True:
             await asyncio.sleep(0.01)
             beats += 1
+            beat.set()
+
+    def wait_for_beat() -> None:
+        beat.wait(5)                              # a blocking call: its thread sleeps until the heartbeat beats
 
     async def job_time_sleep() -> None:
         time.sleep(WAIT)                          # blocks the thread, and the loop with it
@@ -40,12 +48,13 @@ async def scene_heartbeat() -> None:
         await asyncio.sleep(WAIT)                 # suspends this task only
 
     async def job_to_thread() -> None:
-        await asyncio.to_thread(time.sleep, WAIT)  # the blocking call runs in a pool thread
+        await asyncio.to_thread(wait_for_beat)    # the blocking call runs in a pool thread
 
     hb = asyncio.create_task(heartbeat())
     await asyncio.sleep(0.05)                     # let the heartbeat get going
     for job in (job_time_sleep, job_asyncio_sleep, job_to_thread):
         before = beats
+        beat.clear()
         await job()
         print(f"  {job.__name__:18} beats during the job: {bucket(beats - before)}")
     hb.cancel()

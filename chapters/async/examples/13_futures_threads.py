@@ -1,12 +1,15 @@
 """Lesson 13: concurrent and asyncio futures, callbacks, a loop in a background thread.
 
 Stdlib only. Deterministic: every cross-thread step is ordered by Event.wait, Future.result or
-join; thread names are fixed; the one "did it wake up?" check waits 0.3 s for something that
-cannot happen without a wake-up.
+join; thread names are fixed; the one "did it wake up?" check starts only once the background
+loop has gone to sleep in select() (its selector counts those sleeps) and then waits 0.3 s for
+something that cannot happen without a wake-up; part E's heartbeat is observed through an Event
+the other loop waits for, not by counting ticks in a time window.
 """
 
 import asyncio
 import concurrent.futures
+import selectors
 import threading
 
 
@@ -44,11 +47,28 @@ async def part_b() -> None:
     await asyncio.sleep(0)
 
 
+class SleepCountingSelector(selectors.DefaultSelector):
+    """Counts the times the loop went to sleep with nothing to do (select() with no timeout)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sleeps = 0
+        self.changed = threading.Condition()
+
+    def select(self, timeout=None):
+        if timeout is None:
+            with self.changed:
+                self.sleeps += 1
+                self.changed.notify_all()
+        return super().select(timeout)
+
+
 class LoopThread:
     """A loop running forever in its own thread, like Slime's AsyncLoopThread."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self.selector = SleepCountingSelector()  # not in Slime: lets part D see the loop fall asleep
+        self.loop = asyncio.SelectorEventLoop(self.selector)
         self.thread = threading.Thread(target=self._main, name="loop-thread", daemon=True)
         self.thread.start()
 
@@ -98,7 +118,9 @@ def part_c(bg: LoopThread) -> None:
     print("  ...it kept running on the loop:", fut.result(timeout=5))
 
 
-async def wait_for_future(fut: asyncio.Future, waiting: threading.Event) -> str:
+async def wait_for_future(fut: asyncio.Future, selector: SleepCountingSelector, sleeps: list[int],
+                          waiting: threading.Event) -> str:
+    sleeps.append(selector.sleeps)  # read on the loop thread: any later idle sleep comes after the await below
     waiting.set()
     return await fut
 
@@ -108,9 +130,11 @@ def part_d(bg: LoopThread) -> None:
     for how in ("fut.set_result directly", "call_soon_threadsafe(fut.set_result)"):
         fut = asyncio.run_coroutine_threadsafe(_make_future(), bg.loop).result(timeout=5)
         waiting = threading.Event()
-        waiter = asyncio.run_coroutine_threadsafe(wait_for_future(fut, waiting), bg.loop)
+        sleeps: list[int] = []
+        waiter = asyncio.run_coroutine_threadsafe(wait_for_future(fut, bg.selector, sleeps, waiting), bg.loop)
         waiting.wait(5)
-        threading.Event().wait(0.1)  # let the idle loop go back to sleep in select()
+        with bg.selector.changed:  # wait until the idle loop has gone back to sleep in select()
+            bg.selector.changed.wait_for(lambda n=sleeps[0]: bg.selector.sleeps > n, timeout=5)
         if how.startswith("fut."):
             fut.set_result("value")  # not thread-safe: nobody wakes the sleeping loop
         else:
@@ -130,18 +154,25 @@ async def _make_future() -> asyncio.Future:
 async def part_e(bg: LoopThread) -> None:
     print("== E. wrap_future: await the other loop's work without blocking this loop ==")
     ticks = 0
+    beat = threading.Event()  # set by our heartbeat; the other loop's coroutine waits for it
 
     async def heartbeat() -> None:
         nonlocal ticks
         while True:
             await asyncio.sleep(0.01)
             ticks += 1
+            beat.set()
+
+    async def drain(timeout: float) -> str:  # runs on the other loop
+        await asyncio.to_thread(beat.wait, timeout)  # finishes early only if our heartbeat beat
+        return "drained"
 
     hb = asyncio.create_task(heartbeat())
-    cf = asyncio.run_coroutine_threadsafe(asyncio.sleep(0.1, result="drained"), bg.loop)
-    print("  awaited:", await asyncio.wrap_future(cf), "| our heartbeat kept ticking:", ticks > 3)
+    cf = asyncio.run_coroutine_threadsafe(drain(5), bg.loop)
+    print("  awaited:", await asyncio.wrap_future(cf), "| our heartbeat kept ticking:", beat.is_set())
     ticks = 0
-    cf = asyncio.run_coroutine_threadsafe(asyncio.sleep(0.1, result="drained"), bg.loop)
+    beat.clear()
+    cf = asyncio.run_coroutine_threadsafe(drain(0.1), bg.loop)
     print("  blocked in result():", cf.result(timeout=5), "| heartbeat ticks meanwhile:", ticks)
     hb.cancel()
 

@@ -1,12 +1,15 @@
 """Lesson 14: the skeleton of Slime's fully-async rollout worker, with stdlib stand-ins.
 
 Same structure and names as slime/rollout/fully_async_rollout.py and slime/utils/async_utils.py at
-the pin; generation is an asyncio.sleep, the data buffer is a deque. Times are scaled down
-(poll 1.0 -> 0.1 s, join 5 -> 0.5 s, drain wait 30 -> 3 s).
+the pin; generation is a coroutine (group 2 sleeps 60 s, the others finish without waiting), the
+data buffer is a deque. Times are scaled down (poll 1.0 -> 0.1 s, join 5 -> 0.5 s, drain wait
+30 -> 3 s).
 
 Deterministic: every thread writes only to its own log; the main thread prints the logs after the
-worker has been stopped, plus happens-before checks taken from one global sequence counter. Task
-durations (5-10 ms) are far below the 100 ms poll, so within the worker thread the order is fixed.
+worker has been stopped and has logged its drain (an Event, not a sleep), plus happens-before
+checks taken from one global sequence counter. A finishing group returns in its first step, so
+its done callback runs before the worker's poll sleep can resume the loop (the timer's wake-up
+is queued behind it), however late the loop turn comes; no printed line depends on a duration.
 """
 
 import asyncio
@@ -63,7 +66,7 @@ def run(coro):
 
 
 # ---- stand-ins for the data buffer and for generate_and_rm_group ---------------------------
-DURATION = {0: 0.005, 1: 0.01, 2: 60.0, 3: 0.005, 4: 0.005, 5: 0.005}  # group 2 never finishes in time
+STUCK_GROUP = 2  # never finishes in time; every other group finishes in its first step
 
 
 class DataBuffer:
@@ -75,7 +78,8 @@ class DataBuffer:
 
 
 async def generate_and_rm_group(group: list[int]) -> list[int]:
-    await asyncio.sleep(DURATION[group[0]])
+    if group[0] == STUCK_GROUP:
+        await asyncio.sleep(60.0)
     return group
 
 
@@ -168,6 +172,7 @@ class AsyncRolloutWorker:
             await asyncio.sleep(self.poll_interval)
         pending = sorted(gid for gid, t in self.tasks_by_gid.items() if not t.done())
         log(f"left the while loop; not done: gids {pending}; asyncio.wait(active_tasks, timeout=3)", "drain")
+        DRAIN_LOGGED.set()  # not in Slime: lets the report wait for this line
         await asyncio.wait(active_tasks, timeout=3)
 
     def _make_done_cb(self, gid: int):
@@ -180,6 +185,7 @@ class AsyncRolloutWorker:
 
 
 WORKER_ALIVE_AFTER_JOIN: list[bool] = []
+DRAIN_LOGGED = threading.Event()
 
 
 async def _generate_rollout_async(rollout_id: int, data_buffer, target: int):
@@ -205,6 +211,7 @@ def generate_rollout_fully_async(rollout_id, data_buffer, target):
 
 
 def report() -> None:
+    DRAIN_LOGGED.wait(10)  # the worker wakes from its poll sleep on its own schedule
     for name in ("MainThread", "rollout-loop", "fully-async-rollout"):
         print(f"== thread {name} ==")
         for line in LOGS.get(name, []):
@@ -215,7 +222,7 @@ def report() -> None:
     print("  every group put before it was got:", all(SEQ[f"put-{g}"] < SEQ[f"get-{g}"] for g in gets))
     print("  groups got by the caller side:", gets)
     print("  stop called after the last rollout returned:", SEQ["return-1"] < SEQ["stop-called"])
-    print("  worker entered its drain before join returned:", SEQ["drain"] < SEQ["join-returned"])
+    print("  worker entered its drain after stop() set running = False:", SEQ["stop-called"] < SEQ["drain"])
     print("  worker thread abandoned after join(timeout):", WORKER_ALIVE_AFTER_JOIN == [True])
 
 

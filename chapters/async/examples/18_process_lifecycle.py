@@ -181,12 +181,12 @@ def scene_popen():
             proc.wait(timeout=0.1)
         except subprocess.TimeoutExpired as exc:
             print(f"wait(timeout={exc.timeout}) -> TimeoutExpired; poll() = {proc.poll()}")
-        for _ in range(50):          # retry until the child has printed its line (startup time varies)
+        for _ in range(50):          # retry until the child's whole line has arrived (startup time varies)
             try:
                 proc.communicate(timeout=0.3)
             except subprocess.TimeoutExpired as exc:
                 expired, partial = exc, exc.output
-                if partial:
+                if partial and partial.endswith(b"\n"):   # the whole line, even if it came in two writes
                     break
         print(f"TimeoutExpired after {expired.timeout} s; output so far {partial!r}; "
               f"still running: poll() = {proc.poll()}")

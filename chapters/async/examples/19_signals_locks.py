@@ -103,12 +103,12 @@ class alarm_timeout:
 def scene_alarm():
     print("== 3. signal.alarm as a time limit ==")
     before = signal.getsignal(signal.SIGALRM)
-    start = time.monotonic()
     try:
         with alarm_timeout(1):
             time.sleep(5)               # interrupted: the handler raises inside sleep
     except TimeoutError as exc:
-        print(f"TimeoutError({exc}) after about {round(time.monotonic() - start)} s instead of 5")
+        # no elapsed time is printed: how late the handler runs depends on the machine's load
+        print(f"TimeoutError({exc}) raised inside time.sleep(5): the 1 s alarm cut the sleep short")
     with alarm_timeout(1):
         pass                            # finishes in time: __exit__ cancels the alarm
     print(f"alarm(0) returns the seconds that were left: {signal.alarm(0)} (nothing pending)")

@@ -12,6 +12,7 @@ No timing is printed except a tick count taken while a hook blocks the loop.
 import asyncio
 import functools
 import inspect
+import threading
 import time
 import types
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable
@@ -119,12 +120,18 @@ def blocking_hook(sample):
 async def scene_blocking():
     print("== 3. what isawaitable cannot tell you ==")
     ticks = 0
+    ticked = threading.Event()                        # set on every tick
 
     async def ticker():
         nonlocal ticks
         while True:
             await asyncio.sleep(0.01)
             ticks += 1
+            ticked.set()
+
+    def blocking_until_tick(sample):                  # blocks its thread until the loop has ticked
+        ticked.wait(5)
+        return sample
 
     t = asyncio.create_task(ticker())
     await asyncio.sleep(0)                            # let the ticker start
@@ -132,8 +139,9 @@ async def scene_blocking():
     await apply_hook(blocking_hook, Sample())
     print(f"ticks while the sync hook ran for 0.2 s: {ticks - before} (the loop was blocked)")
     before = ticks
-    await apply_hook(lambda s: asyncio.to_thread(blocking_hook, s), Sample())
-    print(f"same hook via asyncio.to_thread: the loop kept ticking: {ticks - before > 0}")
+    ticked.clear()
+    await apply_hook(lambda s: asyncio.to_thread(blocking_until_tick, s), Sample())
+    print(f"a blocking hook via asyncio.to_thread: the loop kept ticking: {ticks - before > 0}")
     t.cancel()
     await asyncio.gather(t, return_exceptions=True)
 
