@@ -23,6 +23,7 @@ from . import (
     source,
     sourcecheck,
     usage,
+    usageappendix,
     usagepages,
 )
 
@@ -38,6 +39,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     sourcecheck.setup(app)
     usage.setup(app)  # usage-index, {usage}, the scan of the pin
     usagepages.setup(app)
+    usageappendix.setup(app)  # the usage pages' tables as an appendix of the PDF
     coverage.setup(app)
     reading.setup(app)  # reading order, call paths, repository map
     numbers.setup(app)

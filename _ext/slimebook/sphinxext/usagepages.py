@@ -29,6 +29,7 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.errors import NoUri
 from sphinx.util import logging
 from sphinx.util.osutil import relative_uri
 
@@ -165,7 +166,10 @@ class _Page:
         self.render = Render(get_store(app.env).lock, self.uri, self._claim, app.config.slimebook_usage_collapse)
 
     def uri(self, target: str) -> str:
-        return self.app.builder.get_relative_uri(self.pagename, target)
+        try:
+            return self.app.builder.get_relative_uri(self.pagename, target)
+        except NoUri:  # a page this builder does not make (snapshot pages in the PDF appendix: .usageappendix)
+            return ""
 
     def file_uri(self, path: str) -> str:
         return relative_uri(self.app.builder.get_target_uri(self.pagename), path)
@@ -193,6 +197,8 @@ class _Page:
 
     def html(self, body: nodes.Element) -> str:
         builder = self.app.builder
+        if builder.format != "html":  # the PDF appendix (.usageappendix) takes the nodes
+            return body  # type: ignore[return-value]
         # The translator numbers titles from ``builder.fignumbers``, which belongs to the last document
         # written (and is missing when none was): a generated page has no figure numbers.
         saved = builder.__dict__.get("fignumbers")
