@@ -12,7 +12,7 @@ appendix, a link to a chapter stays, and a link to a page the PDF does not have 
 downloadable ``usage.json``) keeps its text and loses the link; permalinks to GitHub stay. Collapsible blocks
 and scrolling wrappers (HTML only) are replaced by their contents; occurrence tables keep the columns a
 ``usage-index`` table prints outside HTML (no id, kind or provenance: they do not fit the column), and code in
-tables may also wrap after ``-``. ``slimebook_usage_appendix = False``
+tables may also wrap after ``-`` and inside long words. ``slimebook_usage_appendix = False``
 leaves the appendix out.
 """
 
@@ -84,11 +84,34 @@ def _print_columns(tree: nodes.Element) -> None:
         group["cols"] = len(specs) - len(gone)
 
 
+def _split_code(text: str) -> list[str]:
+    """``text`` cut where code in an appendix table may wrap: after ``-``, and every 4 characters of a run of 9 or
+    more letters and digits (``multiprocessing``, ``AbstractEventLoop`` in a column narrower than the word)."""
+    parts: list[str] = []
+    for piece in re.split(r"(?<=-)(?=.)", text):
+        for word in re.split(r"([A-Za-z0-9]{9,})", piece):
+            if len(word) >= 9 and word.isalnum():
+                parts.extend(word[i:i + 4] for i in range(0, len(word), 4))
+            elif word:
+                parts.append(word)
+    return parts or [text]
+
+
+def _in_table(node: nodes.Node) -> bool:
+    while node.parent is not None:
+        node = node.parent
+        if isinstance(node, nodes.table):
+            return True
+    return False
+
+
 def _break_hyphens(tree: nodes.Element) -> None:
-    """Code in tables may also wrap after ``-`` (category names such as ``contextlib-async``)."""
+    """Code in tables may also wrap after ``-`` and inside long words (see :func:`_split_code`)."""
     for literal in list(tree.findall(nodes.literal)):
+        if not _in_table(literal):
+            continue
         for text in list(literal.findall(nodes.Text)):
-            parts = re.split(r"(?<=-)(?=.)", str(text))
+            parts = _split_code(str(text))
             if len(parts) > 1:
                 new: list[nodes.Node] = []
                 for n, part in enumerate(parts):
