@@ -46,12 +46,14 @@ serve:
 	$(PYTHON) -m http.server --bind 127.0.0.1 --directory $(BUILDDIR)/html 8000
 
 # XeLaTeX + xeCJK; mermaid diagrams drawn by mmdc with the system Chromium. A glyph missing from the
-# fonts is only a line in the LaTeX log, so the log is checked.
+# fonts is only a line in the LaTeX log, so the log is checked; so is every diagram's printed label size
+# (slimebook.pdfdiagrams: no label smaller than the footnote size).
 latexpdf: sources system-deps-pdf node-deps
 	$(SPHINXBUILD) -W --keep-going -b latex -d $(BUILDDIR)/doctrees-latex . $(BUILDDIR)/latex $(SPHINXOPTS)
 	$(MAKE) -C $(BUILDDIR)/latex all-pdf LATEXMKOPTS=-silent LATEXOPTS="-interaction=nonstopmode -halt-on-error"
 	@if grep -n "Missing character" $(BUILDDIR)/latex/$(PDFNAME).log; then \
 	  echo "latexpdf: glyphs missing from the fonts (see above)" >&2; exit 1; fi
+	$(BIN)/python -m slimebook.pdfdiagrams $(BUILDDIR)/latex .ci/npm/mermaid-pdf.json
 	@echo "PDF: $(BUILDDIR)/latex/$(PDFNAME).pdf"
 
 # Live preview on http://$(HOST):$(PORT) (default 127.0.0.1:8001, beside `make serve` on 8000):

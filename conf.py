@@ -102,7 +102,10 @@ mermaid_d3_zoom = False  # d3 would come from the CDN (d3_use_local is not resol
 mermaid_cmd = str(NODE_DIR / "node_modules" / ".bin" / "mmdc")
 mermaid_params = [
     "-p", str(NODE_DIR / "puppeteer.json"),  # the system Chromium (written by .ci/node-deps.sh)
-    "-c", str(ROOT / ".ci" / "npm" / "mermaid-pdf.json"),  # a CJK sans font for the labels
+    # a CJK sans font for the labels; diagrams at their natural size (useMaxWidth off: mmdc would shrink a wide
+    # one into its 800 px page, so a label's printed size would be unknown) with sequence messages wrapped and
+    # actors closer together; `make latexpdf` checks that no label is printed below the footnote size
+    "-c", str(ROOT / ".ci" / "npm" / "mermaid-pdf.json"),
     "--pdfFit", "-b", "white",
 ]
 

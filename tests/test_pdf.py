@@ -85,7 +85,22 @@ def test_caption_ends_with_the_commit(latex) -> None:
     assert len(captions) == 1
     caption = captions[0].replace(r"\textendash{}", "–")
     assert caption.endswith(f"{{pkg/long.py · L81–L90 · {pin[:7]}}}"), caption  # the link text, then nothing
-    assert "快照" not in tex and "_snapshot" not in tex
+    body = tex[: tex.index("\\appendix")]  # the usage appendix's introduction mentions snapshot pages
+    assert "快照" not in body and "_snapshot" not in body
+
+
+def test_usage_index_is_an_appendix(latex) -> None:
+    """Issue 16: the usage pages' tables as the PDF's appendix; links only where the PDF has the place."""
+    outdir, _ = latex
+    tex = (outdir / "pdftest.tex").read_text(encoding="utf-8")
+    appendix = tex[tex.index("\\appendix"):]
+    assert re.search(r"\\chapter\{用法索引\}", appendix)
+    for title in ("按类别和种类计数", "课程覆盖表", "用法索引：按文件", "用法索引：asyncio", "用法索引：candidates"):
+        assert title in appendix, title
+    assert "\\begin{details}" not in appendix and "slimebook-usage-wrapper" not in appendix
+    hrefs = re.findall(r"\\sphinxhref\{([^}]*)\}", appendix)
+    assert all(h.startswith(("http:", "https:")) for h in hrefs), hrefs  # no link to an HTML-only file
+    assert "_slimebook/usage/appendix:slimebook-usage-coverage" in appendix  # a page link, now inside
 
 
 def test_questions_are_numbered_boxes_with_answers(latex) -> None:

@@ -26,6 +26,7 @@ from . import (
     sourcecheck,
     stableconfig,
     usage,
+    usageappendix,
     usagepages,
 )
 
@@ -43,6 +44,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     sourcecheck.setup(app)
     usage.setup(app)  # usage-index, {usage}, the scan of the pin
     usagepages.setup(app)
+    usageappendix.setup(app)  # the usage pages' tables as an appendix of the PDF
     coverage.setup(app)
     reading.setup(app)  # reading order, call paths, repository map
     numbers.setup(app)

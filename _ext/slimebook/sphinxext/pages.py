@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.errors import NoUri
 from sphinx.util.osutil import relative_uri
 
 from ..usage import CoverageRow
@@ -121,8 +122,12 @@ class GeneratedPage:
         self.render = Render(get_store(app.env).lock, self.uri, self._claim, app.config.slimebook_usage_collapse)
 
     def uri(self, target: str) -> str:
-        """The URI of page ``target`` relative to this page."""
-        return self.app.builder.get_relative_uri(self.pagename, target)
+        """The URI of page ``target`` relative to this page; ``""`` for a page this builder does not make (the
+        snapshot pages, in the PDF's usage appendix: :mod:`.usageappendix`)."""
+        try:
+            return self.app.builder.get_relative_uri(self.pagename, target)
+        except NoUri:
+            return ""
 
     def file_uri(self, path: str) -> str:
         """The URI of an output file ``path`` (a download) relative to this page."""
@@ -151,8 +156,11 @@ class GeneratedPage:
         return make_para(nodes.strong("未覆盖", "未覆盖"))
 
     def html(self, body: nodes.Element) -> str:
-        """``body`` rendered by the builder as an HTML fragment (the page's ``body`` context value)."""
+        """``body`` rendered by the builder as an HTML fragment (the page's ``body`` context value); for a builder
+        that is not HTML, ``body`` itself (the PDF's usage appendix, :mod:`.usageappendix`, takes the nodes)."""
         builder = self.app.builder
+        if builder.format != "html":
+            return body  # type: ignore[return-value]
         # The translator numbers titles from ``builder.fignumbers``, which belongs to the last document
         # written (and is missing when none was): a generated page has no figure numbers.
         saved = builder.__dict__.get("fignumbers")

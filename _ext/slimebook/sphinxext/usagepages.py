@@ -97,6 +97,25 @@ def _code(text: str) -> nodes.literal:
 
 
 # -- pages -------------------------------------------------------------------------------------------------
+def page_body(app: Sphinx, page: str, cov: Coverage, waivers: WaiverFile) -> str:
+    """The body of generated usage page ``page`` (one of the overview, coverage, files or category pages): an HTML
+    fragment for HTML builders, the docutils section itself for the others (:meth:`GeneratedPage.html`).
+
+    Raises:
+        KeyError: ``page`` is not a usage page.
+    """
+    if page == OVERVIEW_PAGE:
+        return _overview(app, cov, waivers)
+    if page == COVERAGE_PAGE:
+        return _coverage(app, cov, waivers)
+    if page == FILES_PAGE:
+        return _files(app)
+    category = page.rsplit("/", 1)[1]
+    if page != category_page(category) or category not in CATEGORIES:
+        raise KeyError(page)
+    return _category(app, category, cov)
+
+
 def _overview(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
     page = GeneratedPage(app, OVERVIEW_PAGE)
     result = get_scan(app.env)
