@@ -26,3 +26,28 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp(tmp_path: Path) -> None:
         atomic_write(target, "bad \udc80 surrogate\n")
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C (``KeyboardInterrupt``, not an ``Exception``) between writing and replacing: no temp file is left."""
+    import os
+
+    target = tmp_path / "file.txt"
+    target.write_text("old\n")
+
+    def interrupted(src: str, dst: object) -> None:
+        assert Path(src).read_text() == "new\n"  # the temp file was written in full, next to the target
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(target, "new\n")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["file.txt"]
+
+
+def test_missing_parents_are_created_and_empty_text_is_written(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b" / "new.txt"
+    atomic_write(target, "")
+    assert target.read_bytes() == b""
+    assert [p.name for p in target.parent.iterdir()] == ["new.txt"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from slimebook.experiments import ExperimentError, run_experiment
+from slimebook.experiments import ExperimentError, ExperimentResult, run_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "chapters").rglob("examples/*.py"))
@@ -44,6 +44,9 @@ def test_experiment_failures_are_reported(tmp_path: Path, monkeypatch: pytest.Mo
     assert run_experiment(bad, expect_returncode=3).output == "before\n"
     cached = run_experiment(bad, expect_returncode=3)
     assert cached.cached and cached.output == "before\n"
+    # the cached failure still fails a page that promises exit code 0
+    with pytest.raises(ExperimentError, match=r"exited with 3, expected 0:\nbefore"):
+        run_experiment(bad)
     slow = tmp_path / "slow.py"
     slow.write_text("import time\ntime.sleep(5)\n")
     with pytest.raises(ExperimentError, match="did not finish within 0.5 s"):
@@ -51,3 +54,21 @@ def test_experiment_failures_are_reported(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(ExperimentError, match="cannot read"):
         run_experiment(tmp_path / "missing.py")
     assert not list((tmp_path / "cache" / "experiments").glob("*.tmp"))  # no half-written cache entry
+
+
+def test_cache_is_keyed_by_content_and_holds_the_exact_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(tmp_path / "cache"))
+    script = tmp_path / "three.py"
+    script.write_text("print('one')\nprint('two', flush=True)\nimport sys\nsys.stderr.write('three\\r\\n')\n")
+    first = run_experiment(script)
+    assert first == ExperimentResult("one\ntwo\nthree\n", 0, cached=False)
+    assert run_experiment(script) == ExperimentResult("one\ntwo\nthree\n", 0, cached=True)
+    assert len(list((tmp_path / "cache" / "experiments").glob("*.json"))) == 1
+    script.write_text("print('changed')\n")
+    assert run_experiment(script) == ExperimentResult("changed\n", 0, cached=False)
+    assert run_experiment(script, use_cache=False) == ExperimentResult("changed\n", 0, cached=False)
+    assert len(list((tmp_path / "cache" / "experiments").glob("*.json"))) == 2
+    silent = tmp_path / "silent.py"
+    silent.write_text("import sys\nsys.exit(0)\n")
+    assert run_experiment(silent, use_cache=False) == ExperimentResult("", 0, cached=False)
+    assert len(list((tmp_path / "cache" / "experiments").glob("*.json"))) == 2  # use_cache=False writes nothing
