@@ -44,9 +44,10 @@ _SCAN_TESTS = ["tests/test_scan_fixtures.py", "tests/test_scan_ids.py", "tests/t
 MODULES: dict[str, tuple[str, list[str]]] = {
     "atomicio": (f"{EXT}/atomicio.py", ["tests/test_atomicio.py"]),
     "lines": (f"{EXT}/lines.py", ["tests/test_lines_property.py", "tests/test_cases.py"]),
-    "experiments": (f"{EXT}/experiments.py", ["tests/test_experiments.py::test_experiment_failures_are_reported",
-                                              "tests/test_experiments.py::test_cache_is_keyed_by_content_and_holds"
-                                              "_the_exact_output"]),
+    "experiments": (f"{EXT}/experiments.py", [f"tests/test_experiments.py::test_{name}" for name in (
+        "experiment_failures_are_reported", "cache_is_keyed_by_content_and_holds_the_exact_output",
+        "an_unexpected_success_and_the_tail_of_a_failure", "the_script_gets_the_environment_without_python_variables",
+        "results_are_frozen_and_the_default_timeout_is_a_minute")]),
     "excerpt": (f"{EXT}/excerpt.py", ["tests/test_excerpt_reader.py", "tests/test_lines_property.py"]),
     "pyranges": (f"{EXT}/pyranges.py", ["tests/test_pyranges.py", "tests/test_excerpt_reader.py"]),
     "anchors": (f"{EXT}/sphinxext/anchors.py", ["tests/test_anchors.py"]),
