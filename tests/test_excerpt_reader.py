@@ -12,9 +12,10 @@ import pytest
 
 from conftest import SourceRepo
 from slimebook.excerpt import Excerpt, ExcerptError, parse_line_spec, read_excerpt
+from slimebook.lines import split_lines
 from slimebook.lock import load_lock
 from slimebook.sphinxext.source import excerpt_blocks
-from slimebook.store import SourceStore
+from slimebook.store import SourcePathError, SourceStore
 
 
 @pytest.fixture
@@ -120,3 +121,63 @@ def test_errors_name_the_option_and_path(store: SourceStore) -> None:
     with pytest.raises(ExcerptError) as info:
         read_excerpt(store, "pkg/mod.py", emphasize="x")
     assert info.value.option == ":emphasize-lines:"
+
+
+class _Store:
+    """A stand-in with the four store methods the reader calls: files held in a dict."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def resolve(self, path: str) -> str:
+        if path not in self.files:
+            raise SourcePathError(f"{path!r} does not exist at the pin")
+        return path
+
+    def read_text(self, path: str) -> str:
+        return self.files[path]
+
+    def read_lines(self, path: str) -> list[str]:
+        return split_lines(self.files[path])
+
+    def blob_id(self, path: str) -> str:
+        return f"blob-of-{path}"
+
+
+def test_an_empty_file_is_an_error_unless_a_range_is_asked() -> None:
+    store = _Store({"empty.py": "", "one.py": "x = 1\n"})
+    with pytest.raises(ExcerptError) as info:
+        read_excerpt(store, "empty.py")
+    assert (info.value.path, info.value.option) == ("empty.py", None)
+    with pytest.raises(ExcerptError) as info:
+        read_excerpt(store, "empty.py", lines="1")
+    assert info.value.option == ":lines:"
+    one = read_excerpt(store, "one.py")
+    assert (one.path, one.blob, one.runs, one.texts, one.emphasize) == ("one.py", "blob-of-one.py", [(1, 1)],
+                                                                        [["x = 1"]], frozenset())
+
+
+def test_a_store_error_keeps_the_path_and_no_option() -> None:
+    with pytest.raises(ExcerptError) as info:
+        read_excerpt(_Store({}), "gone.py", lines="1", emphasize="1")
+    assert (info.value.path, info.value.option) == ("gone.py", None)
+
+
+def test_error_text_is_path_option_reason() -> None:
+    assert str(ExcerptError("R", path="p.py", option=":lines:")) == "p.py: :lines: R"
+    assert str(ExcerptError("R", option=":lines:")) == ":lines: R"
+    assert str(ExcerptError("R")) == "R"
+    assert str(ExcerptError("'p.py' is R", path="p.py")) == "'p.py' is R"  # a reason quoting the path already
+    first = ExcerptError("R", path="a.py")
+    assert first.located(path="b.py", option=":x:").path == "a.py"
+    assert ExcerptError("R").located(path="b.py").path == "b.py"
+    assert ExcerptError("R", option=":a:").located(option=":b:").option == ":a:"
+    assert ExcerptError("R").located(option=":b:").option == ":b:"
+    assert ExcerptError("R").located().reason == "R"
+
+
+def test_an_empty_option_value_counts_as_not_given() -> None:
+    store = _Store({"m.py": "def f():\n    pass\n"})
+    assert read_excerpt(store, "m.py", lines="", pyobject="f").runs == [(1, 2)]
+    assert read_excerpt(store, "m.py", lines="2", pyobject="").runs == [(2, 2)]
+    assert read_excerpt(store, "m.py", emphasize="").emphasize == frozenset()
