@@ -7,6 +7,8 @@ Hypothesis' health checks are on (only ``too_slow`` is off: the machine is share
 it), so the comparison with ``ast`` is never vacuous; the tests over hypothesmith's programs and arbitrary
 bytes mostly see text without async syntax and are named ``crash_only``: what they check is that the
 scanner returns a status instead of raising (and, for the texts that compile, that it agrees with ``ast``).
+``hypothesmith.from_node()`` is not used: its strategy filters out most of what it draws, which the
+``filter_too_much`` health check rightly fails.
 """
 
 from __future__ import annotations
@@ -184,12 +186,6 @@ def _crash_only(text: str | bytes) -> None:
 @SETTINGS
 @given(hypothesmith.from_grammar())
 def test_crash_only_grammar_programs(text: str):
-    _crash_only(text)
-
-
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(hypothesmith.from_node())
-def test_crash_only_node_programs(text: str):
     _crash_only(text)
 
 
