@@ -43,7 +43,7 @@ _SCAN_TESTS = ["tests/test_scan_fixtures.py", "tests/test_scan_ids.py", "tests/t
 #: module name → (file, the tests that exercise it), in the order ``make mutation`` runs them.
 MODULES: dict[str, tuple[str, list[str]]] = {
     "atomicio": (f"{EXT}/atomicio.py", ["tests/test_atomicio.py"]),
-    "lines": (f"{EXT}/lines.py", ["tests/test_lines_property.py", "tests/test_cases.py"]),
+    "lines": (f"{EXT}/lines.py", ["tests/test_lines.py", "tests/test_lines_property.py", "tests/test_cases.py"]),
     "experiments": (f"{EXT}/experiments.py", [f"tests/test_experiments.py::test_{name}" for name in (
         "experiment_failures_are_reported", "cache_is_keyed_by_content_and_holds_the_exact_output",
         "an_unexpected_success_and_the_tail_of_a_failure", "the_script_gets_the_environment_without_python_variables",
