@@ -181,3 +181,19 @@ def test_an_empty_option_value_counts_as_not_given() -> None:
     assert read_excerpt(store, "m.py", lines="", pyobject="f").runs == [(1, 2)]
     assert read_excerpt(store, "m.py", lines="2", pyobject="").runs == [(2, 2)]
     assert read_excerpt(store, "m.py", emphasize="").emphasize == frozenset()
+
+
+def test_line_numbers_past_256_compare_by_value() -> None:
+    """CPython shares int objects only up to 256: an identity test instead of ``==`` breaks long files."""
+    assert parse_line_spec("299-300,301") == [(299, 301)]
+    assert parse_line_spec("1000-1002,1003-1004") == [(1000, 1004)]
+    single = Excerpt("p.py", "0" * 40, [(int("300"), int("3" + "00"))], [["x"]])
+    assert single.label() == "L300"
+
+
+def test_an_excerpt_is_frozen() -> None:
+    import dataclasses
+
+    excerpt = Excerpt("p.py", "0" * 40, [(1, 1)], [["x"]])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        excerpt.path = "q.py"  # type: ignore[misc]
