@@ -18,7 +18,7 @@ same tests as ``+``/``-``; they multiply the run time by ten), and ``VariableIns
 
 Usage::
 
-    .venv/bin/python bench/mutation.py [--budget SECONDS] [--survivors] [MODULE ...]
+    .venv/bin/python bench/mutation.py [--budget SECONDS] [--survivors] [--retest-survivors] [MODULE ...]
 """
 
 from __future__ import annotations
@@ -98,10 +98,20 @@ def _bin(name: str) -> str:
     return str(Path(sys.executable).with_name(name))
 
 
-def _run(name: str, budget: float) -> None:
+def _forget_survivors(session: Path) -> None:
+    """Mark the session's surviving mutants as not run, so the next run tests them again (after new tests)."""
+    import sqlite3
+
+    with sqlite3.connect(session) as db:
+        db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
+
+
+def _run(name: str, budget: float, retest: bool = False) -> None:
     path, tests = MODULES[name]
     session = OUT / f"{name}.sqlite"
     config = _config(name, path, tests, timeout=120.0)
+    if retest and session.exists():
+        _forget_survivors(session)
     if not session.exists():
         subprocess.run([_bin("cosmic-ray"), "init", str(config), str(session)], cwd=ROOT, check=True)
         subprocess.run([_bin("cr-filter-operators"), str(session), str(config)], cwd=ROOT, check=True)
@@ -186,13 +196,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=900.0, help="seconds per module run (default 900)")
     parser.add_argument("--survivors", action="store_true", help="print every surviving, unlisted mutant")
     parser.add_argument("--report-only", action="store_true", help="summarize the sessions without running")
+    parser.add_argument("--retest-survivors", action="store_true",
+                        help="test the surviving mutants of an existing session again (after adding tests)")
     args = parser.parse_args(argv)
     names = args.modules or list(MODULES)
     OUT.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     if not args.report_only:
         for name in names:
-            _run(name, args.budget)
+            _run(name, args.budget, args.retest_survivors)
     print(f"{'module':<16}" + "".join(f"{h:>11}" for h in ("mutants", "killed", "survived", "equivalent",
                                                            "timeout", "not run")) + f"{'score':>9}")
     total_killed = total = 0
