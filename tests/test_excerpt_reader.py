@@ -96,6 +96,7 @@ def test_parse_line_spec_literals(spec: str, total: int | None, runs: list[tuple
 @pytest.mark.parametrize(("spec", "total"), [
     ("", None), ("  ", None), ("abc", None), ("1-", None), ("0", None), ("0-3", None), ("2-0", None),
     ("5-3", None), ("3,3", None), ("4,2", None), ("1-3,2-5", None), ("8", 7), ("6-8", 7), ("1,,2", None),
+    ("1-2,5-6,4", None),  # after the last run, not only after the first
 ])
 def test_parse_line_spec_rejects(spec: str, total: int | None) -> None:
     with pytest.raises(ExcerptError):
