@@ -196,3 +196,13 @@ def test_every_rule_in_one_file_with_written_down_ranges() -> None:
     assert select_definition([*defs, Definition("tail", "function", 40, 41)], "decorated") == (4, 9)
     with pytest.raises(SymbolError):
         select_definition([*defs, Definition("tail", "function", 40, 41)], "tail")
+
+
+def test_a_deeper_comment_after_a_blank_line_is_taken_in() -> None:
+    """Blank lines (the tokenizer's NL tokens) are neither code nor comments: the scan goes on past them."""
+    assert symbol_range("def f():\n    x = 1\n\n    # deeper, after a blank line\ny = 2\n", "f") == (1, 4)
+
+
+def test_an_outer_comment_right_after_the_body_is_left_out() -> None:
+    """The comment's own indentation decides, not the line above it."""
+    assert symbol_range("def f():\n    x = 1\n# outer, no blank line before it\ny = 2\n", "f") == (1, 2)
