@@ -11,7 +11,7 @@ SPHINXBUILD = $(BIN)/sphinx-build
 PDFNAME    := slimebook
 
 .PHONY: venv system-deps system-deps-pdf system-deps-browser node-deps sources html serve latexpdf livehtml \
-        anchors-check anchors-update test lint clean lock rtd-check
+        anchors-check anchors-update test lint clean lock rtd-check mutation
 
 # .ci/constraints.txt pins every package to the version CI and Read the Docs use (`make lock` refreshes it).
 $(STAMP): pyproject.toml .ci/constraints.txt
@@ -82,6 +82,11 @@ anchors-update: sources system-deps node-deps
 
 test: $(STAMP) system-deps node-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Mutation testing (bench/mutation.py, cosmic-ray) of the pure readers and writers; not in CI. One module at a time,
+# each run bounded (MUTATION_ARGS="--budget 600 excerpt" picks modules and the budget); prints a score per module.
+mutation: $(STAMP)
+	$(BIN)/python bench/mutation.py $(MUTATION_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

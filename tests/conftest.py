@@ -180,6 +180,36 @@ def sphinx_build():
         app.cleanup()
 
 
+def _git_status() -> str:
+    return subprocess.run(["git", "status", "--porcelain", "--ignored=no"], cwd=ROOT, capture_output=True,
+                          text=True, check=False).stdout
+
+
+@pytest.fixture(scope="session")
+def realbook_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real book built once per test session (``-W --keep-going``, into a temporary directory) for every
+    real-book and browser test; skips, saying why, when the pinned Slime commit is not in the source cache."""
+    import sys
+
+    from slimebook.lock import load_lock
+    from slimebook.store import SourceStore
+
+    store = SourceStore(load_lock(ROOT / "sources" / "sources.toml"))
+    if not store.is_present():
+        pytest.skip(f"the pinned Slime commit {store.lock.commit} is not in the source cache {store.root} "
+                    "(run `make sources`, with SLIME_SOURCE_URL set when offline)")
+    out = tmp_path_factory.mktemp("realbook")
+    before = _git_status()
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(out / "doctrees"),
+         str(ROOT), str(out / "html")],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert _git_status() == before, "the build wrote into the source tree"
+    return out / "html"
+
+
 def copy_root(name: str, dest: Path) -> Path:
     """Copy ``tests/roots/test-<name>`` to ``dest`` and return the copy."""
     target = dest / f"test-{name}"

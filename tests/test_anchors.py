@@ -22,6 +22,10 @@ from slimebook.sphinxext.anchors import (
     resolve,
 )
 
+#: Occurrence rows the test-anchors book publishes (the fixture pin's mod.py: the import, ``async def run`` and its
+#: ``await asyncio.sleep(0)``: asyncio import + api call, syntax async_def + await).
+OCCURRENCE_ANCHORS = 4
+
 
 # -- the pure functions ----------------------------------------------------------------------------------
 def test_manifest_round_trip_is_sorted_and_deduplicated() -> None:
@@ -84,7 +88,8 @@ def test_unstable_sections_warn_at_doc_line(tmp_path: Path) -> None:
     finally:
         app.cleanup()
     # Chinese headings without a label only get counters (and a non-ASCII slug): unstable.
-    assert all(re.fullmatch(r"id\d+", i) for i in ids["没有标签的小节"] if i.isascii())
+    counters = [i for i in ids["没有标签的小节"] if i.isascii()]
+    assert counters and all(re.fullmatch(r"id\d+", i) for i in counters), ids["没有标签的小节"]
     assert "unstable-labelled" in ids["有标签的小节"]
     assert "an-english-title" in ids["An English title"]
     flagged = re.findall(r"index\.md:(\d+): WARNING: section '([^']+)' has no stable anchor", warnings)
@@ -132,8 +137,11 @@ def test_update_writes_every_kind_of_anchor(book: Path) -> None:
     generated = {anchor: kind for anchor, kind in manifest.items() if kind in ("snapshot", "occurrence")}
     # generated pages publish theirs too: every snapshot page by #L1, every occurrence row by its id
     assert "_snapshot/pkg/mod.py#L1" in generated
-    assert generated and all(kind == "occurrence" for a, kind in generated.items() if "#occ-" in a)
-    assert all(a.startswith("_slimebook/usage/category/") for a in generated if "#occ-" in a)
+    occurrences = {a: kind for a, kind in generated.items() if "#occ-" in a}
+    assert len(occurrences) == OCCURRENCE_ANCHORS, sorted(occurrences)
+    assert set(occurrences.values()) == {"occurrence"}
+    assert {a.split("#")[0] for a in occurrences} == {"_slimebook/usage/category/asyncio",
+                                                      "_slimebook/usage/category/syntax"}
     published = {anchor: kind for anchor, kind in manifest.items() if anchor not in generated}
     assert published == {
         "gone#anchors-gone": "section",
@@ -148,6 +156,19 @@ def test_update_writes_every_kind_of_anchor(book: Path) -> None:
         "index#plain-english-title": "section",
         "index#src-pkg-mod-py-l4-6": "source",
     }
+
+
+def test_every_published_anchor_is_an_id_in_the_html(book: Path) -> None:
+    manifest = parse_manifest((book / "anchors.txt").read_text(encoding="utf-8"))
+    assert len(manifest) >= 11 + OCCURRENCE_ANCHORS
+    html = book / "_build" / "html"
+    missing = []
+    for key in manifest:
+        page, anchor = key.split("#")
+        text = (html / f"{page}.html").read_text(encoding="utf-8")
+        if f'id="{anchor}"' not in text:
+            missing.append(key)
+    assert missing == []
 
 
 def test_unchanged_book_passes(book: Path) -> None:

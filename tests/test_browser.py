@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-import sys
 import textwrap
 import threading
 from collections.abc import Iterator
@@ -413,21 +412,9 @@ def test_dark_theme_highlighted_lines_are_readable(site: str, visit, browser) ->
 
 # -- the real book --------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def book(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from slimebook.lock import load_lock
-    from slimebook.store import SourceStore
-
-    store = SourceStore(load_lock(ROOT / "sources" / "sources.toml"))
-    if not store.is_present():
-        pytest.skip(f"the pinned Slime commit {store.lock.commit} is not in the source cache {store.root} "
-                    "(run `make sources`, with SLIME_SOURCE_URL set when offline)")
-    out = tmp_path_factory.mktemp("realbook")
-    proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-d", str(out / "doctrees"), str(ROOT), str(out / "html")],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    yield from serve(out / "html")
+def book(realbook_html: Path) -> Iterator[str]:
+    """The session's one real-book build (``realbook_html`` in conftest.py), served."""
+    yield from serve(realbook_html)
 
 
 @pytest.mark.realbook

@@ -244,3 +244,29 @@ def test_every_option_error_names_the_path_and_the_option(build) -> None:
     ):
         pattern = rf"index\.md:\d+: WARNING: slime-source: {re.escape(expected)}"
         assert re.search(pattern, warnings), (expected, warnings)
+
+
+def test_experiment_page_shows_exactly_what_the_script_printed(tmp_path: Path, fetched_cache: Path,
+                                                               source_repo: SourceRepo,
+                                                               monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("source", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    (src / "three.py").write_text("print('first')\nprint()\nprint('  indented')\nprint('last')\n")
+    (src / "fails.py").write_text("import sys\nprint('partial')\nsys.exit(2)\n")
+    (src / "exp.md").write_text("# Exp\n\n```{experiment} three.py\n```\n\n```{experiment} fails.py\n"
+                                ":returncode: 2\n```\n")
+    with open(src / "index.md", "a") as handle:
+        handle.write("\n```{toctree}\nexp\n```\n")
+    app = sphinx_build(src)
+    doctree = app.env.get_doctree("exp")
+    outputs = [c for c in doctree.findall(nodes.container) if "experiment-output" in c["classes"]]
+    assert len(outputs) == 2
+    shown = [next(iter(c.findall(nodes.literal_block))).astext() for c in outputs]
+    assert shown == ["first\n\n  indented\nlast", "partial"]
+    captions = [next(iter(c.findall(nodes.caption))).astext() for c in outputs]
+    assert captions == ["运行 python three.py 的输出", "运行 python fails.py 的输出（退出码 2）"]
+    assert [c["ids"] for c in outputs] == [["exp-three-output"], ["exp-fails-output"]]
+    codes = [c for c in doctree.findall(nodes.container) if "experiment-code" in c["classes"]]
+    assert [c["ids"] for c in codes] == [["exp-three"], ["exp-fails"]]
+    assert next(iter(codes[0].findall(nodes.literal_block))).astext() == (src / "three.py").read_text().rstrip("\n")

@@ -95,6 +95,9 @@ CR_FILE = (Path(__file__).parent / "fixtures" / "cases" / "lone-cr.py").read_byt
 
 DUP_OLD = "a = 0\nx = 1\nb = 0\nc = 0\nd = 0\nx = 1\n"
 DUP_NEW = "x = 1\na = 0\nb = 0\nc = 0\nd = 0\ne = 0\nx = 1\n"
+#: Edited in place: the same number of lines, one of them different.
+INPLACE_OLD = "a = 1\nb = 2\nc = 3\n"
+INPLACE_NEW = "a = 1\nb = 20\nc = 3\n"
 KEEP = 'def keep():\n    return "same"\n\n\ndef other():\n    return "also"\n'
 
 
@@ -131,12 +134,14 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "deleted.py").write_text("def bye():\n    pass\n")
     (repo / "pkg" / "README.md").write_text("# pkg\n")
     (repo / "pkg" / "cr.py").write_bytes(CR_FILE)
+    (repo / "pkg" / "inplace.py").write_text(INPLACE_OLD)
     git("add", "-A", cwd=repo)
     git("commit", "--quiet", "-m", "old", cwd=repo)
     old = git("rev-parse", "HEAD", cwd=repo).strip()
     (repo / "pkg" / "core.py").write_text(CORE_NEW)
     (repo / "pkg" / "cr.py").write_bytes(b"# one line pushes target down\n" + CR_FILE)
     (repo / "pkg" / "dup.py").write_text(DUP_NEW)
+    (repo / "pkg" / "inplace.py").write_text(INPLACE_NEW)
     git("mv", "pkg/renamed.py", "pkg/moved_here.py", cwd=repo)
     git("rm", "--quiet", "pkg/deleted.py", cwd=repo)
     git("add", "-A", cwd=repo)
@@ -191,6 +196,33 @@ def test_lines_changed_has_a_unified_diff_and_a_counterpart(checker: DriftChecke
     assert "-    y = x + 1\n+    y = x + 2" in d.diff()
     assert d.diff().startswith(f"--- pkg/core.py@{checker.old.lock.short} L9–L11\n+++ pkg/core.py@")
     assert "+    y = x + 1" in d.diff(reverse=True)
+
+
+def test_multi_run_lines_whose_second_run_changed_is_changed(checker: DriftChecker) -> None:
+    d = check(checker, lines="1-2,9-11")  # first() unchanged, beta's body edited
+    assert d.status is Status.CHANGED
+    assert d.old_runs == ((1, 2), (9, 11)) and d.new_runs == ((1, 2), (13, 15))
+    assert d.note == "not found verbatim; → is the counterpart by line diff"
+    d = check(checker, lines="9-11,15-16")  # the first run changed, the second (Box.get) only moved
+    assert d.status is Status.CHANGED and d.new_runs == ((13, 15), (19, 20))
+
+
+def test_multi_run_lines_moved_separately(checker: DriftChecker) -> None:
+    d = check(checker, lines="1-2,5-6")  # first() stays at 1-2, alpha moves down by 4
+    assert d.status is Status.MOVED and d.new_runs == ((1, 2), (9, 10)) and d.new_lines == "1-2,9-10"
+    assert d.note.startswith("runs moved separately")
+
+
+def test_file_edited_in_place_with_the_same_line_count(checker: DriftChecker) -> None:
+    whole = check(checker, path="pkg/inplace.py")
+    assert whole.status is Status.CHANGED
+    assert whole.old_runs == ((1, 3),) and whole.new_runs == ((1, 3),)
+    assert whole.new_text == ("a = 1", "b = 20", "c = 3")
+    lines = check(checker, path="pkg/inplace.py", lines="2")
+    assert lines.status is Status.CHANGED and lines.new_runs == ((2, 2),)
+    kept = check(checker, path="pkg/inplace.py", lines="3")
+    assert kept.status is Status.UNCHANGED and kept.new_runs == ((3, 3),)
+    assert check(checker, path="pkg/moved_here.py").status is Status.BROKEN  # absent at the old commit
 
 
 def test_lines_replaced_block_is_changed_not_gone(checker: DriftChecker) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 import pytest
 
-from slimebook.pyranges import SymbolError, definitions, symbol_range
+from slimebook.pyranges import Definition, SymbolError, definitions, select_definition, symbol_range
 
 
 def rng(source: str, name: str) -> tuple[int, int]:
@@ -161,3 +162,69 @@ def test_unknown_symbol_with_nothing_close_names_none() -> None:
     with pytest.raises(SymbolError) as info:
         rng("def helper():\n    pass\n", "zzz")
     assert str(info.value) == "no definition named 'zzz'"
+
+
+#: Every rule in one file; the expected ranges below are written down from reading it (line numbers on the left).
+RULES = (
+    'import functools\n'  # 1
+    '\n'  # 2
+    '\n'  # 3
+    '@functools.cache\n'  # 4
+    '# a comment between decorator and def\n'  # 5
+    '@staticmethod\n'  # 6
+    'def decorated():\n'  # 7
+    '    return 1\n'  # 8
+    '    # inside: deeper than the def\n'  # 9
+    '\n'  # 10
+    '\n'  # 11
+    "# outside: at the def's indentation\n"  # 12
+    'class Outer:\n'  # 13
+    '    """Doc."""\n'  # 14
+    '\n'  # 15
+    '    class Inner:\n'  # 16
+    '        async def method(self):\n'  # 17
+    '            text = """\n'  # 18
+    '# not a comment: inside a string\n'  # 19
+    '"""\n'  # 20
+    '            return text\n'  # 21
+    "        # at method's indentation: in Inner, not in method\n"  # 22
+    '\n'  # 23
+    '    def last(self): pass\n'  # 24
+    '\n'  # 25
+    '\n'  # 26
+    '\n'  # 27
+    'def tail():\n'  # 28
+    '    x = 1\n'  # 29
+    '  # shallower than the body but deeper than the def\n'  # 30
+    '    # deeper\n'  # 31
+)
+
+
+def test_every_rule_in_one_file_with_written_down_ranges() -> None:
+    assert definitions(RULES) == [
+        Definition("decorated", "function", 4, 9),  # first decorator; a deeper comment after the body taken in
+        Definition("Outer", "class", 13, 24),  # the comment above the class is not in it
+        Definition("Outer.Inner", "class", 16, 22),
+        Definition("Outer.Inner.method", "function", 17, 21),  # '# ...' inside the string is code
+        Definition("Outer.last", "function", 24, 24),  # one-line def; the blank lines after it are not taken
+        Definition("tail", "function", 28, 31),  # comments deeper than the def, even shallower than its body
+    ]
+    assert symbol_range(RULES, "Outer.Inner.method") == (17, 21)
+    with pytest.raises(SymbolError):
+        symbol_range(RULES, "Inner")  # qualified names only
+    defs = definitions(RULES)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        defs[0].end = 1  # type: ignore[misc]
+    assert select_definition([*defs, Definition("tail", "function", 40, 41)], "decorated") == (4, 9)
+    with pytest.raises(SymbolError):
+        select_definition([*defs, Definition("tail", "function", 40, 41)], "tail")
+
+
+def test_a_deeper_comment_after_a_blank_line_is_taken_in() -> None:
+    """Blank lines (the tokenizer's NL tokens) are neither code nor comments: the scan goes on past them."""
+    assert symbol_range("def f():\n    x = 1\n\n    # deeper, after a blank line\ny = 2\n", "f") == (1, 4)
+
+
+def test_an_outer_comment_right_after_the_body_is_left_out() -> None:
+    """The comment's own indentation decides, not the line above it."""
+    assert symbol_range("def f():\n    x = 1\n# outer, no blank line before it\ny = 2\n", "f") == (1, 2)

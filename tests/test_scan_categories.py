@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
 from slimebook.scan import categories as c
 
 
@@ -47,5 +54,30 @@ def test_longest_prefix_wins():
 def test_canonical_types_and_digest():
     assert c.canonical_type("asyncio.queues.Queue") == "asyncio.Queue"
     assert c.canonical_type("asyncio.Queue") == "asyncio.Queue"
-    assert c.table_digest() == c.table_digest()
-    assert len(c.table_digest()) == 8
+    assert re.fullmatch(r"[0-9a-f]{8}", c.table_digest())
+
+
+def test_digest_is_the_same_in_another_interpreter():
+    """Set order differs between interpreters (hash randomization): the digest must not depend on it."""
+    code = "from slimebook.scan.categories import table_digest; print(table_digest())"
+    for seed in ("1", "2"):
+        out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed},
+                             capture_output=True, text=True, check=True).stdout.strip()
+        assert out == c.table_digest()
+
+
+@pytest.mark.parametrize("table", ["API_PREFIXES", "BUILTINS", "TYPES", "TYPE_ALIASES", "CONSTRUCTORS",
+                                   "AWAIT_CONSTRUCTORS", "METHOD_RETURNS", "ENTER_RETURNS_SELF",
+                                   "CANDIDATE_METHODS", "STRING_ARG_METHODS", "BUILTIN_TYPES", "CATEGORIES"])
+def test_every_table_is_in_the_digest(table: str, monkeypatch: pytest.MonkeyPatch):
+    before = c.table_digest()
+    value = getattr(c, table)
+    if isinstance(value, dict):
+        key = ("zz_type", "zz_method") if table == "METHOD_RETURNS" else "zz_extra"
+        changed = {**value, key: "zz_value"}
+    elif isinstance(value, (set, frozenset)):
+        changed = type(value)({*value, "zz_extra"})
+    else:
+        changed = type(value)([*value, "zz_extra"])
+    monkeypatch.setattr(c, table, changed)
+    assert c.table_digest() != before

@@ -1,6 +1,14 @@
 """Property tests: on generated programs the scanner never crashes, and its syntax records equal,
 span for span, what the stdlib ``ast`` module finds (the oracle below, written independently of the
 scanner). Example counts are small (``max_examples=30``) so ``make test`` stays fast.
+
+Hypothesis' health checks are on (only ``too_slow`` is off: the machine is shared). The programs of
+:data:`PROGRAMS` are constructed to hold async syntax (every one has an ``async def`` with an ``await`` in
+it), so the comparison with ``ast`` is never vacuous; the tests over hypothesmith's programs and arbitrary
+bytes mostly see text without async syntax and are named ``crash_only``: what they check is that the
+scanner returns a status instead of raising (and, for the texts that compile, that it agrees with ``ast``).
+``hypothesmith.from_node()`` is not used: its strategy filters out most of what it draws, which the
+``filter_too_much`` health check rightly fails.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from hypothesis import strategies as st
 from slimebook.scan import scan_code
 from slimebook.scan.positions import node_spans
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NEWLINE = re.compile(r"\r\n|\r|\n")
 ASYNC_FOR = re.compile(r"\basync(?:\s|\\)+for(?:\s|\\|\()*$")
 
@@ -113,8 +121,8 @@ def _expressions(in_async: bool) -> st.SearchStrategy[str]:
     return st.recursive(
         base,
         lambda inner: st.one_of(
-            inner.map(lambda e: f"await {e}"),
-            inner.map(lambda e: f"(await {e})"),
+            inner.map(lambda e: f"await ({e})" if e.startswith("await") else f"await {e}"),  # no `await await`
+            inner.map(lambda e: f"(await ({e}))" if e.startswith("await") else f"(await {e})"),
             inner.map(lambda e: f"[v async for v in {e}]"),
             st.tuples(inner, inner).map(lambda p: f"{{k: await {p[0]} async for k in {p[1]} if k}}"),
             inner.map(lambda e: f"(w async for w in {e})"),
@@ -150,38 +158,41 @@ def _block(depth: int, in_async: bool, in_function: bool) -> st.SearchStrategy[l
         lambda ls: [line for s in ls for line in s])
 
 
-PROGRAMS = st.tuples(_block(2, False, False), st.sampled_from(["\n", "\r\n"])).map(
-    lambda p: "import asyncio\n".replace("\n", p[1]) + p[1].join(p[0]) + p[1])
+#: A module: ``import asyncio``, a generated top-level block, then an ``async def main()`` whose body starts with
+#: an ``await`` and goes on with a generated async block, so every program holds ``async_def`` and ``await``.
+PROGRAMS = st.tuples(_block(2, False, False), _block(1, True, True), st.sampled_from(["\n", "\r\n"])).map(
+    lambda p: p[2].join(["import asyncio", *p[0], "async def main():", "    await asyncio.sleep(0)",
+                         *("    " + line if line else "" for line in p[1])]) + p[2])
 
 
 @SETTINGS
 @given(PROGRAMS)
 def test_generated_async_programs_match_ast(text: str):
+    # nested same-quote f-strings need Python 3.12: the few such programs are skipped (the filter_too_much health
+    # check fails the test if that ever becomes most of them)
     assume(_compilable(text))
-    assert scanner_syntax(text) == ast_syntax(text)
+    expected = ast_syntax(text)
+    assert {name for name, *_ in expected} >= {"async_def", "await"}, expected
+    assert scanner_syntax(text) == expected
+
+
+def _crash_only(text: str | bytes) -> None:
+    result = scan_code(text)  # must not raise, whatever the text
+    assert result.status in ("ok", "error")
+    if result.status == "ok" and isinstance(text, str) and _compilable(text):
+        assert scanner_syntax(text) == ast_syntax(text)
 
 
 @SETTINGS
 @given(hypothesmith.from_grammar())
-def test_grammar_programs_never_crash_and_match_ast(text: str):
-    result = scan_code(text)  # must not raise, whatever the text
-    assume(result.status == "ok" and _compilable(text))
-    assert scanner_syntax(text) == ast_syntax(text)
-
-
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
-@given(hypothesmith.from_node())
-def test_node_programs_never_crash_and_match_ast(text: str):
-    result = scan_code(text)
-    assume(result.status == "ok" and _compilable(text))
-    assert scanner_syntax(text) == ast_syntax(text)
+def test_crash_only_grammar_programs(text: str):
+    _crash_only(text)
 
 
 @SETTINGS
 @given(st.binary(max_size=200))
-def test_arbitrary_bytes_never_crash(data: bytes):
-    result = scan_code(data)
-    assert result.status in ("ok", "error")
+def test_crash_only_arbitrary_bytes(data: bytes):
+    _crash_only(data)
 
 
 # -- positions against libcst's own providers ---------------------------------------------------------------

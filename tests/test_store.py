@@ -41,7 +41,7 @@ def test_second_fetch_does_nothing(cache: Path, lock_file: Path, monkeypatch: py
 
     monkeypatch.setattr(store_mod, "_git", spy)
     assert store.fetch() is False
-    assert all(call[0] == "cat-file" for call in calls)  # only the presence probe ran
+    assert calls and all(call[0] == "cat-file" for call in calls)  # only the presence probe ran
 
 
 def test_url_override(cache: Path, tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -221,6 +221,8 @@ def test_row_ids_are_occurrence_ids_and_unique(build) -> None:
     app = build("usage")
     data = json.loads((app.outdir / "_slimebook/usage/usage.json").read_text())
     ids = {r["id"] for r in data["records"]}
+    assert len(ids) == len(data["records"]) > 0
+    shown: set[str] = set()
     for page in app.outdir.rglob("*.html"):
         html = page.read_text().replace(WBR, "")
         rows = re.findall(r'<tr class="[^"]*" id="(occ-[0-9a-f]{12})"', html)
@@ -228,6 +230,8 @@ def test_row_ids_are_occurrence_ids_and_unique(build) -> None:
         assert set(rows) <= ids
         for occ in rows:
             assert f'href="#{occ}"' in html
+        shown.update(rows)
+    assert shown == ids  # every record is a row with its id somewhere
     syntax = (app.outdir / "_slimebook/usage/category/syntax.html").read_text().replace(WBR, "")
     assert ids >= set(re.findall(r'id="(occ-[0-9a-f]{12})"', syntax))
 

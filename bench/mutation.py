@@ -1,0 +1,222 @@
+"""Mutation testing of the pure readers and writers with cosmic-ray (``make mutation``; not in CI).
+
+For each module below, one cosmic-ray session (``_build/mutation/<name>.sqlite``): every mutant of the module is
+applied in place, the module's own tests run (``pytest -x``, one mutant at a time: the machine is shared), and the
+file is restored. A module's run stops after ``--budget`` seconds (default 900); run the command again to go on
+where it stopped (the session keeps what was tested). Then one summary line per module:
+
+    module       mutants  killed  survived  equivalent  timeout  not run  score
+
+``score`` is killed / (killed + survived − equivalent + timeout): the share of the non-equivalent mutants the tests
+kill. Mutants that cannot change behaviour are listed in ``bench/mutation_equivalent.toml`` with the reason; each
+entry names the module, the operator and the source line (stripped) of the mutant. ``--survivors`` prints every
+surviving mutant not listed there (operator, line, diff), to kill with a new test or to list with a reason.
+
+Operators left out (``EXCLUDED_OPERATORS``): arithmetic swaps other than ``+``/``-`` (``*``, ``/``, ``%``,
+``**``, shifts and bit operators between integers of these modules either crash at once or are killed by the
+same tests as ``+``/``-``; they multiply the run time by ten), and ``VariableInserter``/``VariableReplacer``.
+
+Usage::
+
+    .venv/bin/python bench/mutation.py [--budget SECONDS] [--survivors] [--retest-survivors] [MODULE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "_build" / "mutation"
+EXT = "_ext/slimebook"
+
+_SCAN_TESTS = ["tests/test_scan_fixtures.py", "tests/test_scan_ids.py", "tests/test_scan_docs.py",
+               "tests/test_scan_runner.py", "tests/test_scan_categories.py", "tests/test_scan_properties.py"]
+
+#: module name → (file, the tests that exercise it), in the order ``make mutation`` runs them.
+MODULES: dict[str, tuple[str, list[str]]] = {
+    "atomicio": (f"{EXT}/atomicio.py", ["tests/test_atomicio.py"]),
+    "lines": (f"{EXT}/lines.py", ["tests/test_lines.py", "tests/test_lines_property.py", "tests/test_cases.py"]),
+    "experiments": (f"{EXT}/experiments.py", [f"tests/test_experiments.py::test_{name}" for name in (
+        "experiment_failures_are_reported", "cache_is_keyed_by_content_and_holds_the_exact_output",
+        "an_unexpected_success_and_the_tail_of_a_failure", "the_script_gets_the_environment_without_python_variables",
+        "results_are_frozen_and_the_default_timeout_is_a_minute")]),
+    "excerpt": (f"{EXT}/excerpt.py", ["tests/test_excerpt_reader.py", "tests/test_lines_property.py"]),
+    "pyranges": (f"{EXT}/pyranges.py", ["tests/test_pyranges.py", "tests/test_excerpt_reader.py"]),
+    "anchors": (f"{EXT}/sphinxext/anchors.py", ["tests/test_anchors.py"]),
+    "drift": (f"{EXT}/drift.py", ["tests/test_drift.py"]),
+    "scan.imports": (f"{EXT}/scan/imports.py", _SCAN_TESTS),
+    "scan.records": (f"{EXT}/scan/records.py", _SCAN_TESTS),
+    "scan.positions": (f"{EXT}/scan/positions.py", _SCAN_TESTS),
+    "scan.evidence": (f"{EXT}/scan/evidence.py", _SCAN_TESTS),
+    "scan.visitor": (f"{EXT}/scan/visitor.py", _SCAN_TESTS),
+    "scan.docs": (f"{EXT}/scan/docs.py", _SCAN_TESTS),
+    "scan.categories": (f"{EXT}/scan/categories.py", _SCAN_TESTS),
+    "scan.runner": (f"{EXT}/scan/runner.py", _SCAN_TESTS),
+}
+
+_ARITH = "Mul|Div|FloorDiv|Mod|Pow|RShift|LShift|BitOr|BitAnd|BitXor"
+EXCLUDED_OPERATORS = [
+    rf"core/ReplaceBinaryOperator_({_ARITH})_.*",
+    rf"core/ReplaceBinaryOperator_.*_({_ARITH})$",
+    r"core/VariableInserter",
+    r"core/VariableReplacer",
+]
+
+EQUIVALENT_FILE = ROOT / "bench" / "mutation_equivalent.toml"
+
+
+def _config(name: str, path: str, tests: list[str], timeout: float) -> Path:
+    pytest = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *tests]
+    text = "\n".join([
+        "[cosmic-ray]",
+        f"module-path = {json.dumps(path)}",
+        f"timeout = {timeout}",
+        "excluded-modules = []",
+        f"test-command = {json.dumps(' '.join(pytest))}",
+        "",
+        "[cosmic-ray.distributor]",
+        'name = "local"',
+        "",
+        "[cosmic-ray.filters.operators-filter]",
+        f"exclude-operators = {json.dumps(EXCLUDED_OPERATORS)}",
+        "",
+    ])
+    config = OUT / f"{name}.toml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+def _bin(name: str) -> str:
+    return str(Path(sys.executable).with_name(name))
+
+
+def _forget_survivors(session: Path) -> None:
+    """Mark the session's surviving mutants as not run, so the next run tests them again (after new tests)."""
+    import sqlite3
+
+    with sqlite3.connect(session) as db:
+        db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
+
+
+def _run(name: str, budget: float, retest: bool = False) -> None:
+    path, tests = MODULES[name]
+    session = OUT / f"{name}.sqlite"
+    config = _config(name, path, tests, timeout=120.0)
+    if retest and session.exists():
+        _forget_survivors(session)
+    if not session.exists():
+        subprocess.run([_bin("cosmic-ray"), "init", str(config), str(session)], cwd=ROOT, check=True)
+        subprocess.run([_bin("cr-filter-operators"), str(session), str(config)], cwd=ROOT, check=True)
+    # the tests import the mutated tree, whichever checkout the editable install points at
+    paths = [str(ROOT / "_ext"), os.environ.get("PYTHONPATH")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    proc = subprocess.Popen([_bin("cosmic-ray"), "exec", str(config), str(session)], cwd=ROOT, env=env,
+                            start_new_session=True)
+    try:
+        proc.wait(timeout=budget)
+    except subprocess.TimeoutExpired:
+        # stop the session's process group: cosmic-ray restores the mutated file on SIGINT
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        subprocess.run(["git", "checkout", "--", path], cwd=ROOT, check=False)  # never leave a mutant behind
+        print(f"{name}: stopped after the {budget:g} s budget; run again to go on", file=sys.stderr)
+
+
+def _equivalents() -> list[dict]:
+    if not EQUIVALENT_FILE.is_file():
+        return []
+    return tomllib.loads(EQUIVALENT_FILE.read_text(encoding="utf-8")).get("mutant", [])
+
+
+def _results(name: str) -> list[tuple[dict, dict | None]]:
+    session = OUT / f"{name}.sqlite"
+    dump = subprocess.run([_bin("cosmic-ray"), "dump", str(session)], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout
+    return [tuple(json.loads(line)) for line in dump.splitlines() if line.strip()]
+
+
+def _line(path: str, mutation: dict) -> str:
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    return lines[mutation["start_pos"][0] - 1].strip()
+
+
+def summarize(name: str, show_survivors: bool) -> tuple[int, int]:
+    path = MODULES[name][0]
+    equivalent = [e for e in _equivalents() if e["module"] == name]
+    counts = dict.fromkeys(("mutants", "killed", "survived", "equivalent", "timeout", "not run"), 0)
+    survivors = []
+    for item, result in _results(name):
+        mutation = item["mutations"][0]
+        if result and result.get("worker_outcome") == "skipped":
+            continue  # an excluded operator
+        counts["mutants"] += 1
+        if result is None:
+            counts["not run"] += 1
+            continue
+        outcome, worker = result.get("test_outcome"), result.get("worker_outcome")
+        if worker == "abnormal" or outcome is None and worker not in ("normal", None):
+            counts["timeout"] += 1
+        elif outcome in ("killed", "incompetent"):
+            counts["killed"] += 1
+        else:
+            line = _line(path, mutation)
+            if any(e["operator"] == mutation["operator_name"] and e["line"] == line for e in equivalent):
+                counts["equivalent"] += 1
+            survivors.append((mutation, line, result.get("diff", "")))
+            counts["survived"] += 1
+    listed = counts["survived"] - counts["equivalent"]
+    denominator = counts["killed"] + listed + counts["timeout"]
+    score = f"{100 * counts['killed'] / denominator:5.1f}%" if denominator else "    -"
+    print(f"{name:<16}" + "".join(f"{v:>11}" for v in counts.values()) + f"{score:>9}")
+    if show_survivors:
+        for mutation, line, diff in survivors:
+            known = any(e["operator"] == mutation["operator_name"] and e["line"] == line for e in equivalent)
+            if not known:
+                print(f"  survived: {mutation['operator_name']} #{mutation['occurrence']} "
+                      f"L{mutation['start_pos'][0]}: {line}\n" + "".join(f"    {d}\n" for d in diff.splitlines()))
+    return counts["killed"], denominator
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", choices=[[], *MODULES], default=[], metavar="MODULE",
+                        help=f"modules to test (default: all): {', '.join(MODULES)}")
+    parser.add_argument("--budget", type=float, default=900.0, help="seconds per module run (default 900)")
+    parser.add_argument("--survivors", action="store_true", help="print every surviving, unlisted mutant")
+    parser.add_argument("--report-only", action="store_true", help="summarize the sessions without running")
+    parser.add_argument("--retest-survivors", action="store_true",
+                        help="test the surviving mutants of an existing session again (after adding tests)")
+    args = parser.parse_args(argv)
+    names = args.modules or list(MODULES)
+    OUT.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    if not args.report_only:
+        for name in names:
+            _run(name, args.budget, args.retest_survivors)
+    print(f"{'module':<16}" + "".join(f"{h:>11}" for h in ("mutants", "killed", "survived", "equivalent",
+                                                           "timeout", "not run")) + f"{'score':>9}")
+    total_killed = total = 0
+    for name in names:
+        if (OUT / f"{name}.sqlite").exists():
+            killed, denominator = summarize(name, args.survivors)
+            total_killed, total = total_killed + killed, total + denominator
+    if total:
+        print(f"{'all':<16}{'':>66}{100 * total_killed / total:8.1f}%")
+    print(f"({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
