@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,12 @@ def test_every_permission_bit_is_kept_and_nothing_else(tmp_path: Path, mode: int
     target.chmod(mode)
     atomic_write(target, "new\n")
     assert target.stat().st_mode & 0o7777 == kept
+
+
+def test_a_new_file_gets_the_umask_default_not_a_private_mode(tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        atomic_write(tmp_path / "new.html", "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.html").stat().st_mode) == 0o640  # 0o666 less 0o027; mkstemp gave 0o600
