@@ -210,6 +210,19 @@ def realbook_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / "html"
 
 
+def root_at_pin(name: str, base: Path, upstream: SourceRepo) -> tuple[Path, Path]:
+    """Copy ``tests/roots/test-<name>`` under ``base``, lock it to ``upstream``'s pin and fetch that pin into
+    ``base/cache``. Returns ``(srcdir, cache)``; build with ``SLIMEBOOK_CACHE`` set to ``cache``."""
+    from slimebook.lock import load_lock
+    from slimebook.store import SourceStore
+
+    src = copy_root(name, base)
+    (src / "sources.toml").write_text(upstream.lock_text())
+    cache = base / "cache"
+    SourceStore(load_lock(src / "sources.toml"), root=cache).fetch()
+    return src, cache
+
+
 def copy_root(name: str, dest: Path) -> Path:
     """Copy ``tests/roots/test-<name>`` to ``dest`` and return the copy."""
     target = dest / f"test-{name}"

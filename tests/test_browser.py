@@ -28,7 +28,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from conftest import ROOT, SourceRepo, copy_root, git
+from conftest import ROOT, SourceRepo, git, root_at_pin
 
 try:
     from playwright.sync_api import Browser, Page, sync_playwright
@@ -192,14 +192,8 @@ def _make_upstream(base: Path) -> SourceRepo:
 def build_site(base: Path, node_dir: Path | None) -> SphinxTestApp:
     """Build tests/roots/test-browser under ``base`` against a fixture upstream; mermaid from ``node_dir``
     (a .ci/node-deps.sh base directory) or, with None, from nowhere local."""
-    from slimebook.lock import load_lock
-    from slimebook.store import SourceStore
-
     upstream = _make_upstream(base)
-    src = copy_root("browser", base)
-    (src / "sources.toml").write_text(upstream.lock_text())
-    cache = base / "cache"
-    SourceStore(load_lock(src / "sources.toml"), root=cache).fetch()
+    src, cache = root_at_pin("browser", base, upstream)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SLIMEBOOK_CACHE", str(cache))
         mp.setenv("SLIMEBOOK_TEST_BOOK_CONF", str(ROOT / "conf.py"))

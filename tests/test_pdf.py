@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SourceRepo, copy_root, git
+from conftest import ROOT, SourceRepo, git, root_at_pin
 
 LONG_PY = "".join(f"value_{n} = {n}  # line {n}\n" for n in range(1, 101))
 
@@ -39,15 +39,9 @@ def latex(tmp_path_factory: pytest.TempPathFactory):
 
     from sphinx.testing.util import SphinxTestApp
 
-    from slimebook.lock import load_lock
-    from slimebook.store import SourceStore
-
     base = tmp_path_factory.mktemp("pdf")
     upstream = _upstream(base)
-    src = copy_root("pdf", base)
-    (src / "sources.toml").write_text(upstream.lock_text())
-    cache = base / "cache"
-    SourceStore(load_lock(src / "sources.toml"), root=cache).fetch()
+    src, cache = root_at_pin("pdf", base, upstream)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SLIMEBOOK_CACHE", str(cache))
         mp.setenv("SLIMEBOOK_TEST_BOOK_CONF", str(ROOT / "conf.py"))
