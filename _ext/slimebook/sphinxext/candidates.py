@@ -25,7 +25,8 @@ from sphinx.util import logging
 
 from ..candidates import Notes, NotesError, Settled, parse_notes, settle
 from .config import declare as declare_config
-from .diagnostics import SlimebookWarning, warn
+from .diagnostics import SlimebookWarning, file_location, warn
+from .envrecords import citations
 from .scancache import get_scan
 
 logger = logging.getLogger(__name__)
@@ -61,8 +62,7 @@ def load_notes_file(app: Sphinx) -> NotesFile:
 
 
 def _citations(env: BuildEnvironment) -> dict[str, list[tuple[str, list]]]:
-    cited = env.__dict__.get("slimebook_citations", {})
-    return {docname: [(c["path"], c["runs"]) for c in items] for docname, items in cited.items()}
+    return {docname: [(c["path"], c["runs"]) for c in items] for docname, items in citations(env).items()}
 
 
 def book_settled(app: Sphinx, notes: NotesFile | None = None) -> Settled:
@@ -72,10 +72,6 @@ def book_settled(app: Sphinx, notes: NotesFile | None = None) -> Settled:
     return settle(get_scan(env).records, notes.notes, _citations(env), env.all_docs)
 
 
-def _where(path: Path, line: int | None = None) -> str:
-    return f"{path}:{line}" if line else str(path)
-
-
 def _check(app: Sphinx, env: BuildEnvironment) -> None:
     """``env-check-consistency``: the gate (see the module docstring)."""
     notes = load_notes_file(app)
@@ -83,16 +79,16 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
         return
     if notes.error is not None:
         warn(env, SlimebookWarning.CANDIDATES, "candidate notes: %s", notes.error,
-             location=_where(notes.path, notes.error.line))
+             location=file_location(notes.path, notes.error.line))
         return
     result = book_settled(app, notes)
     for problem in result.problems:
         warn(env, SlimebookWarning.CANDIDATES, "candidate notes: %s", problem.message,
-             location=_where(notes.path, problem.at))
+             location=file_location(notes.path, problem.at))
     for record in result.open:
         warn(env, SlimebookWarning.CANDIDATES, "candidate notes: %s:%d '%s' (%s) is neither confirmed nor left with "
              "a reason; add a [[confirmed]] entry or a [[left]] rule here", record.path, record.line, record.name,
-             record.id, location=_where(notes.path, 1))
+             record.id, location=file_location(notes.path, 1))
 
 
 def setup(app: Sphinx) -> None:

@@ -26,7 +26,7 @@ from sphinx.util import logging
 from ..usage import Coverage, Waiver, WaiverError, coverage, parse_waivers
 from .config import declare as declare_config
 from .context import reading_order
-from .diagnostics import SlimebookWarning, warn
+from .diagnostics import SlimebookWarning, file_location, warn
 from .scancache import get_scan
 
 logger = logging.getLogger(__name__)
@@ -71,10 +71,6 @@ def book_coverage(app: Sphinx, waivers: WaiverFile | None = None) -> Coverage:
     return coverage(get_scan(env).records, _teaches(env), waivers.waivers, reading_order(env))
 
 
-def _where(path: Path, line: int | None = None) -> str:
-    return f"{path}:{line}" if line else str(path)
-
-
 def _check(app: Sphinx, env: BuildEnvironment) -> None:
     """``env-check-consistency``: the gate (see the module docstring)."""
     waivers = load_waiver_file(app)
@@ -82,16 +78,16 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
         return
     if waivers.error is not None:
         warn(env, SlimebookWarning.COVERAGE, "coverage waivers: %s", waivers.error,
-             location=_where(waivers.path, waivers.error.line))
+             location=file_location(waivers.path, waivers.error.line))
     result = book_coverage(app, waivers)
     for row in result.by_status("unmapped"):
         warn(env, SlimebookWarning.COVERAGE,
              "coverage: %s (%s, %d occurrence%s at the pin) is taught by no lesson and has no waiver; "
              "declare it in a lesson's lesson-teaches or add a waiver with a reason here",
-             row.key, row.category, row.count, "" if row.count == 1 else "s", location=_where(waivers.path, 1))
+             row.key, row.category, row.count, "" if row.count == 1 else "s", location=file_location(waivers.path, 1))
     for waiver, why in result.stale:
         warn(env, SlimebookWarning.COVERAGE, "coverage: stale waiver %r: %s", waiver.pattern, why,
-             location=_where(waivers.path, waiver.line))
+             location=file_location(waivers.path, waiver.line))
     # Not a problem, so never in a warning's shape: one line per name in the verbose log (-v), one summary line.
     for docname, pattern in result.absent:
         logger.verbose("coverage: %s declares %r, which the scan does not find at the pin", docname, pattern)

@@ -34,7 +34,7 @@ from sphinx.util import logging
 from ..atomicio import atomic_write
 from .envdata import doc_data, keep_per_doc
 
-__all__ = ["SlimebookWarning", "WARNED_FILE", "warn"]
+__all__ = ["SlimebookWarning", "WARNED_FILE", "file_location", "warn"]
 
 logger = logging.getLogger("slimebook")
 
@@ -67,6 +67,11 @@ def _reading(env: BuildEnvironment) -> str:
         return env.docname or ""
     except (KeyError, AttributeError):  # pragma: no cover - older Sphinx raised outside reading
         return ""
+
+
+def file_location(path: Path, line: int | None = None) -> str:
+    """A warning location for a data file outside the documents: ``"path:line"`` (or ``"path"`` without a line)."""
+    return f"{path}:{line}" if line else str(path)
 
 
 def warn(

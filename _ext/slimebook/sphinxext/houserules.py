@@ -40,6 +40,7 @@ from ..symbols import PinSymbols, pin_symbols
 from .config import declare as declare_config
 from .context import get_store
 from .diagnostics import SlimebookWarning, warn
+from .envrecords import citations
 
 __all__ = ["needs_context_box", "setup", "symbol_mentions", "STDLIB_NAMES"]
 
@@ -158,7 +159,7 @@ def _check(app: Sphinx, doctree: nodes.document) -> None:
         symbols = pin_symbols(get_store(env))
     except SourceError:  # pragma: no cover - the build stops earlier without the pin
         return
-    records = env.__dict__.get("slimebook_citations", {}).get(docname, [])
+    records = citations(env).get(docname, [])
     cited = {record["symbol"] for record in records if record.get("symbol")}
     paths = {record["path"] for record in records}
     try:
