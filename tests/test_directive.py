@@ -188,19 +188,25 @@ def test_a_second_build_repeats_the_warnings(tmp_path: Path, fetched_cache: Path
     assert counts[0] > 0 and counts[1] == counts[0]
 
 
+def _source_root_with(tmp_path: Path, source_repo: SourceRepo, docname: str, text: str) -> Path:
+    """The ``source`` test root locked to the fixture pin, with document ``docname`` (``text``) in its toctree."""
+    src = copy_root("source", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    (src / f"{docname}.md").write_text(text)
+    with open(src / "index.md", "a") as handle:
+        handle.write(f"\n```{{toctree}}\n{docname}\n```\n")
+    return src
+
+
 def test_experiment_bad_inputs_are_located_warnings(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
                                                     monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
-    src = copy_root("source", tmp_path)
-    (src / "sources.toml").write_text(source_repo.lock_text())
-    (src / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nprint('caf\xe9')\n")
-    (src / "ok.py").write_text("print('ok')\n")
-    (src / "exp.md").write_text(
+    src = _source_root_with(tmp_path, source_repo, "exp", (
         "# Exp\n\n```{experiment} latin.py\n```\n\n```{experiment} ok.py\n:emphasize-lines: abc\n```\n\n"
         "```{experiment} ok.py\n:emphasize-lines: 5\n```\n"
-    )
-    with open(src / "index.md", "a") as handle:
-        handle.write("\n```{toctree}\nexp\n```\n")
+    ))
+    (src / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nprint('caf\xe9')\n")
+    (src / "ok.py").write_text("print('ok')\n")
     app = sphinx_build(src)
     warnings = app._warning.getvalue()
     assert "Traceback" not in warnings
@@ -215,14 +221,10 @@ def test_ids_from_writer_text_are_never_empty(tmp_path: Path, fetched_cache: Pat
     """A ``:name:`` that yields no ASCII id is a located warning naming the path and the option; the excerpt keeps
     its derived id (never an empty or counter id), and two unnamed twins get distinct ids."""
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
-    src = copy_root("source", tmp_path)
-    (src / "sources.toml").write_text(source_repo.lock_text())
-    (src / "names.md").write_text(
+    src = _source_root_with(tmp_path, source_repo, "names", (
         "(names)=\n# Names\n\n```{slime-source} pkg/mod.py\n:lines: 1\n:name: 中文名字\n```\n\n"
         "```{slime-source} pkg/mod.py\n:lines: 1\n```\n"
-    )
-    with open(src / "index.md", "a") as handle:
-        handle.write("\n```{toctree}\nnames\n```\n")
+    ))
     app = sphinx_build(src)
     warnings = app._warning.getvalue()
     assert re.search(r"names\.md:4: WARNING: slime-source: pkg/mod\.py: :name: '中文名字' gives no ASCII id", warnings)
@@ -250,14 +252,10 @@ def test_experiment_page_shows_exactly_what_the_script_printed(tmp_path: Path, f
                                                                source_repo: SourceRepo,
                                                                monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
-    src = copy_root("source", tmp_path)
-    (src / "sources.toml").write_text(source_repo.lock_text())
+    src = _source_root_with(tmp_path, source_repo, "exp", "# Exp\n\n```{experiment} three.py\n```\n\n"
+                                                          "```{experiment} fails.py\n:returncode: 2\n```\n")
     (src / "three.py").write_text("print('first')\nprint()\nprint('  indented')\nprint('last')\n")
     (src / "fails.py").write_text("import sys\nprint('partial')\nsys.exit(2)\n")
-    (src / "exp.md").write_text("# Exp\n\n```{experiment} three.py\n```\n\n```{experiment} fails.py\n"
-                                ":returncode: 2\n```\n")
-    with open(src / "index.md", "a") as handle:
-        handle.write("\n```{toctree}\nexp\n```\n")
     app = sphinx_build(src)
     doctree = app.env.get_doctree("exp")
     outputs = [c for c in doctree.findall(nodes.container) if "experiment-output" in c["classes"]]
