@@ -1,10 +1,12 @@
-"""The PDF as a Chinese book (issue 16; cases pdf-chapter-name, pdf-caption-middle-dot, pdf-dropdown).
+"""The PDF as a Chinese book (issue 16; cases pdf-chapter-name, pdf-caption-middle-dot, pdf-dropdown,
+pdf-footer-chapter).
 
-tests/roots/test-pdf takes its LaTeX settings from the book's own conf.py and holds the three cases. The ``.tex``
+tests/roots/test-pdf takes its LaTeX settings from the book's own conf.py and holds the cases. The ``.tex``
 is checked after a ``latex`` build: no English language declared, the Chinese fixed strings in ``slimebook.sty``,
 an excerpt caption ending with the commit (no separator after it), questions as numbered question boxes with
-their answers in answer boxes (never ``\\subsubsection*``). When XeLaTeX, latexmk and pdftotext are installed
-(``.ci/system-deps.sh pdf``), the PDF is made and its text checked too; otherwise that test skips.
+their answers in answer boxes (never ``\\subsubsection*``), every listed page a chapter and the root's own text an
+unnumbered front chapter. When XeLaTeX, latexmk and pdftotext are installed (``.ci/system-deps.sh pdf``), the PDF
+is made and its text and footers checked too; otherwise those tests skip.
 """
 
 from __future__ import annotations
@@ -109,18 +111,41 @@ def test_questions_are_numbered_boxes_with_answers(latex) -> None:
     assert answers == ["答案在这里。", "第二个答案。", "第三个答案。"]
 
 
+def test_listed_pages_are_chapters_and_the_root_text_a_front_chapter(latex) -> None:
+    """Case pdf-footer-chapter: a toctree inside a section no longer makes the listed pages its subsections."""
+    outdir, _ = latex
+    tex = (outdir / "pdftest.tex").read_text(encoding="utf-8")
+    body = tex[tex.index(r"\sphinxtableofcontents"): tex.index(r"\appendix")]
+    headings = re.findall(r"^(\\slimebookfrontmatter|\\slimebookmainmatter|\\(?:chapter|(?:sub)*section)\{[^}]*\})",
+                          body, re.M)
+    assert headings == [
+        r"\slimebookfrontmatter", r"\chapter{PDF 测试}", r"\section{各章}", r"\slimebookmainmatter",
+        r"\chapter{事件循环}", r"\section{小节}", r"\chapter{Caption}", r"\chapter{Quiz}", r"\section{更多}",
+        r"\chapter{嵌套}", r"\section{本章的小节}", r"\section{子页}", r"\subsection{子页的小节}",
+    ]
+    front = body[body.index(r"\slimebookfrontmatter"): body.index(r"\slimebookmainmatter")]
+    assert "前言的一段正文。" in front and r"\label{\detokenize{index:t-home}}" in front  # the page's label moved
+
+
 _TOOLS = ("xelatex", "latexmk", "pdftotext", "make")
 
 
-@pytest.mark.skipif(any(shutil.which(t) is None for t in _TOOLS),
-                    reason="XeLaTeX, latexmk or pdftotext missing (Debian: `bash .ci/system-deps.sh pdf`)")
-def test_pdf_text_is_chinese_and_keeps_caption_spaces(latex) -> None:
-    outdir, pin = latex
+@pytest.fixture(scope="module")
+def pdf(latex) -> Path:
+    """The PDF made from the ``latex`` fixture's output (skips without XeLaTeX, latexmk or pdftotext)."""
+    if any(shutil.which(t) is None for t in _TOOLS):
+        pytest.skip("XeLaTeX, latexmk or pdftotext missing (Debian: `bash .ci/system-deps.sh pdf`)")
+    outdir, _ = latex
     proc = subprocess.run(["make", "-C", str(outdir), "all-pdf", "LATEXMKOPTS=-silent",
                            "LATEXOPTS=-interaction=nonstopmode -halt-on-error"], capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(outdir / "pdftest.pdf"), "-"], capture_output=True,
+    return outdir / "pdftest.pdf"
+
+
+def test_pdf_text_is_chinese_and_keeps_caption_spaces(latex, pdf: Path) -> None:
+    _, pin = latex
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
                           text=True, check=True).stdout
     for english in ("CHAPTER", "Chapter ", "Contents", "continued on next page"):
         assert english not in text
@@ -130,3 +155,19 @@ def test_pdf_text_is_chinese_and_keeps_caption_spaces(latex) -> None:
     assert f"pkg/long.py · L81–L90 · {pin[:7]}" in flat
     assert f"{pin[:7]} ·" not in flat
     assert "问题 3.1" in flat and "答案 3.1" in flat and "问题 3.3" in flat
+    assert not re.search(r"第\s*0\s*章", flat)  # the front chapter is not numbered
+
+
+def _pages(pdf: Path) -> list[str]:
+    text = subprocess.run(["pdftotext", "-layout", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    return [re.sub(r"[ \u00a0]+", " ", page) for page in text.split("\f")]
+
+
+def test_pdf_footers_name_the_chapter_of_their_page(pdf: Path) -> None:
+    """Case pdf-footer-chapter in the PDF: the nested page's pages carry chapter 4's mark, not another chapter's."""
+    pages = _pages(pdf)
+    page = next(p for p in pages if "第二页的正文" in p)  # not a chapter's first page: it has a footer mark
+    footer = page.strip().splitlines()[-1]
+    assert "第 4 章 嵌套" in footer or "4.2. 子页" in footer, footer
+    assert not any(re.search(r"章\s*各章", p) for p in pages)  # no chapter is the root's section 各章

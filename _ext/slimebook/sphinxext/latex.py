@@ -9,6 +9,14 @@
   questions, titled "1. 问题……" — into a :class:`question` box holding the title (its hand-typed number
   dropped: LaTeX numbers questions per chapter) followed by an :class:`answer` box holding the body. In HTML the
   dropdowns stay dropdowns.
+* :func:`documents_as_chapters` (``doctree-resolved`` of the assembled LaTeX tree) gives every document its level:
+  the LaTeX builder inlines a document where its ``toctree`` stands, so a toctree inside a section of its page
+  (the root page's "构建时生成的页面", the course index's "哪一课建立在哪一课之上") made every page below it a
+  subsection of that section — the guide was section 2.1 of a chapter called 构建时生成的页面, the lessons were
+  ``\\paragraph`` headings, and the page footers named that section's chapter throughout. Now a document's sub-documents
+  follow its own text at the level just below its title: the root's toctrees give the numbered chapters, a
+  chapter's toctree its sections. The root page's own text (its introduction and sections) becomes one unnumbered
+  front chapter titled like the page (``\\slimebookfrontmatter`` … ``\\slimebookmainmatter`` in ``slimebook.sty``).
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.fileutil import copy_asset_file
@@ -74,6 +83,88 @@ class QuestionBoxes(SphinxPostTransform):
                 node.replace_self(box)
 
 
+def _title_section(owner: nodes.Element) -> nodes.section | None:
+    """The section holding the title of the document ``owner`` (a ``document`` or an inlined ``start_of_file``)."""
+    return next((child for child in owner.children if isinstance(child, nodes.section)), None)
+
+
+def _sub_documents(owner: nodes.Element) -> list[addnodes.start_of_file]:
+    """The documents inlined by ``owner``'s own toctrees (not those of its sub-documents), in reading order."""
+    found: list[addnodes.start_of_file] = []
+
+    def walk(node: nodes.Element) -> None:
+        for child in node.children:
+            if isinstance(child, addnodes.start_of_file):
+                found.append(child)
+            elif isinstance(child, nodes.Element):
+                walk(child)
+
+    walk(owner)
+    return found
+
+
+def _toctree_block(sof: addnodes.start_of_file) -> nodes.Element:
+    """What stands where the toctree stood: its ``toctree-wrapper`` compound, else the inlined document itself."""
+    parent = sof.parent
+    if isinstance(parent, nodes.compound) and "toctree-wrapper" in parent["classes"]:
+        return parent
+    return sof
+
+
+def _lift(owner: nodes.Element) -> list[addnodes.start_of_file]:
+    """Move the toctrees of ``owner`` that stand inside one of its sections to the end of its title section.
+
+    Returns ``owner``'s sub-documents. A toctree already a child of the title section stays where it is."""
+    title = _title_section(owner)
+    subs = _sub_documents(owner)
+    if title is None:
+        return subs
+    blocks: list[nodes.Element] = []
+    for sof in subs:
+        block = _toctree_block(sof)
+        if block.parent is not title and not any(block is b for b in blocks):
+            blocks.append(block)
+    for block in blocks:
+        block.parent.remove(block)
+        title += block
+    return subs
+
+
+def _front_chapter(root: nodes.section) -> None:
+    """Gather the root page's own text (everything but its title and toctrees) into an unnumbered chapter titled
+    like the page, between ``\\slimebookfrontmatter`` and ``\\slimebookmainmatter``."""
+    own = [child for child in root.children[1:]
+           if not (isinstance(child, addnodes.start_of_file)
+                   or (isinstance(child, nodes.compound) and any(isinstance(c, addnodes.start_of_file)
+                                                                 for c in child.children)))]
+    if not own or not isinstance(root[0], nodes.title):
+        return
+    chapter = nodes.section("", nodes.title("", "", *[c.deepcopy() for c in root[0].children]),
+                            ids=list(root["ids"]), names=list(root["names"]))
+    chapter["docname"] = root.get("docname", "")
+    root["ids"], root["names"] = [], []  # the writer skips the root's own title: its labels move to the chapter
+    for child in own:
+        root.remove(child)
+        chapter += child
+    root.insert(1, [nodes.raw("", "\\slimebookfrontmatter\n", format="latex"), chapter,
+                    nodes.raw("", "\\slimebookmainmatter\n", format="latex")])
+
+
+def documents_as_chapters(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """``doctree-resolved`` of the assembled LaTeX tree: every inlined document one level below its parent document's
+    title (the root's sub-documents are chapters), the root page's own text an unnumbered front chapter."""
+    if app.builder.format != "latex" or doctree.get("docname") != docname:
+        return
+    if docname not in {entry[0] for entry in app.config.latex_documents}:
+        return
+    pending: list[nodes.Element] = [doctree]
+    while pending:
+        pending.extend(_lift(pending.pop()))
+    root = _title_section(doctree)
+    if root is not None:
+        _front_chapter(root)
+
+
 def _visit(env: str):
     def visit(self: Any, node: nodes.Element) -> None:
         self.body.append(f"\n\\begin{{{env}}}\n")
@@ -90,9 +181,10 @@ def _copy_sty(app: Sphinx, exc: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    """Register the package, the question nodes and their transform."""
+    """Register the package, the question nodes and their transform, the chapter levels of the PDF."""
     app.add_latex_package("slimebook")
     app.add_node(question, latex=_visit("slimebookquestion"))
     app.add_node(answer, latex=_visit("slimebookanswer"))
     app.add_post_transform(QuestionBoxes)
     app.connect("build-finished", _copy_sty)
+    app.connect("doctree-resolved", documents_as_chapters)
