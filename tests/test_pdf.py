@@ -1,12 +1,12 @@
 """The PDF as a Chinese book (issue 16; cases pdf-chapter-name, pdf-caption-middle-dot, pdf-dropdown,
-pdf-footer-chapter).
+pdf-footer-chapter, and the diagrams of ``diagram.md``).
 
 tests/roots/test-pdf takes its LaTeX settings from the book's own conf.py and holds the cases. The ``.tex``
 is checked after a ``latex`` build: no English language declared, the Chinese fixed strings in ``slimebook.sty``,
 an excerpt caption ending with the commit (no separator after it), questions as numbered question boxes with
 their answers in answer boxes (never ``\\subsubsection*``), every listed page a chapter and the root's own text an
 unnumbered front chapter. When XeLaTeX, latexmk and pdftotext are installed (``.ci/system-deps.sh pdf``), the PDF
-is made and its text and footers checked too; otherwise those tests skip.
+is made and its text, footers and turned diagram checked too; otherwise those tests skip.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SourceRepo, git, root_at_pin
+from slimebook import pdfdiagrams
 
 LONG_PY = "".join(f"value_{n} = {n}  # line {n}\n" for n in range(1, 101))
 
@@ -34,6 +35,29 @@ def _upstream(base: Path) -> SourceRepo:
     return SourceRepo(repo, pin, pin)
 
 
+def blank_pdf(width: int, height: int) -> bytes:
+    """A one-page PDF of ``width`` x ``height`` pt with one diagonal line: a stand-in for an mmdc diagram."""
+    content = f"0 0 m {width} {height} l S".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] /Contents 4 0 R "
+               f"/Resources << >> >>".encode(),
+               b"<< /Length " + str(len(content)).encode() + b" >>\nstream\n" + content + b"\nendstream"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+#: diagram.md's images: natural sizes in pt
+IMAGES = {"mermaid-wide.pdf": (900, 300), "mermaid-narrow.pdf": (300, 200), "photo-wide.pdf": (900, 300)}
+
+
 @pytest.fixture(scope="module")
 def latex(tmp_path_factory: pytest.TempPathFactory):
     """The test-pdf root built with ``latex``: ``(outdir, pin)``."""
@@ -44,6 +68,8 @@ def latex(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("pdf")
     upstream = _upstream(base)
     src, cache = root_at_pin("pdf", base, upstream)
+    for name, size in IMAGES.items():
+        (src / name).write_bytes(blank_pdf(*size))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SLIMEBOOK_CACHE", str(cache))
         mp.setenv("SLIMEBOOK_TEST_BOOK_CONF", str(ROOT / "conf.py"))
@@ -64,7 +90,7 @@ def test_tex_declares_no_english_and_sets_chinese_fixed_strings(latex) -> None:
     assert r"\usepackage{babel}" not in preamble and "polyglossia" not in preamble
     assert "fncychap" not in preamble  # its openers print "CHAPTER 1"
     assert r"\usepackage{xeCJK}" in preamble
-    assert r"\usepackage{slimebook}" in preamble
+    assert r"\usepackage[diagramlabel=12pt]{slimebook}" in preamble  # the option: 16 px labels = 12 pt
     sty = (outdir / "slimebook.sty").read_text(encoding="utf-8")
     for line in (r"\renewcommand{\contentsname}{目录}", r"\renewcommand{\chaptername}{第}",
                  r"\def\@chappos{章\enspace}", r"\renewcommand{\appendixname}{附录}",
@@ -121,7 +147,7 @@ def test_listed_pages_are_chapters_and_the_root_text_a_front_chapter(latex) -> N
     assert headings == [
         r"\slimebookfrontmatter", r"\chapter{PDF 测试}", r"\section{各章}", r"\slimebookmainmatter",
         r"\chapter{事件循环}", r"\section{小节}", r"\chapter{Caption}", r"\chapter{Quiz}", r"\section{更多}",
-        r"\chapter{嵌套}", r"\section{本章的小节}", r"\section{子页}", r"\subsection{子页的小节}",
+        r"\chapter{嵌套}", r"\section{本章的小节}", r"\section{子页}", r"\subsection{子页的小节}", r"\chapter{图}",
     ]
     front = body[body.index(r"\slimebookfrontmatter"): body.index(r"\slimebookmainmatter")]
     assert "前言的一段正文。" in front and r"\label{\detokenize{index:t-home}}" in front  # the page's label moved
@@ -171,3 +197,23 @@ def test_pdf_footers_name_the_chapter_of_their_page(pdf: Path) -> None:
     footer = page.strip().splitlines()[-1]
     assert "第 4 章 嵌套" in footer or "4.2. 子页" in footer, footer
     assert not any(re.search(r"章\s*各章", p) for p in pages)  # no chapter is the root's section 各章
+
+
+def test_a_wide_diagram_is_turned_sideways(pdf: Path) -> None:
+    """diagram.md: 900 pt wide in the 453 pt column prints labels at 6.0 pt upright; turned, the column's 701 pt
+    height is its width (labels 9.3 pt). The narrow diagram and the photo stay upright."""
+    outdir = pdf.parent
+    footnote, found = pdfdiagrams.diagrams(outdir, ROOT / ".ci" / "npm" / "mermaid-pdf.json", name="pdftest")
+    assert footnote == 8
+    by_file = {d.file: d for d in found}
+    assert set(by_file) == {"mermaid-wide.pdf", "mermaid-narrow.pdf"}  # the photo is not a diagram
+    wide, narrow = by_file["mermaid-wide.pdf"], by_file["mermaid-narrow.pdf"]
+    assert wide.sideways and not narrow.sideways
+    assert (wide.width, wide.height) == (900, 300)
+    assert round(wide.printed_pt, 1) == 9.3 and narrow.printed_pt == 12
+    log = (outdir / "pdftest.log").read_text(encoding="utf-8", errors="replace")
+    assert pdfdiagrams.read_log(log)[1] == [  # the room in each image's own orientation: turned, it is swapped
+        ("mermaid-wide.pdf", 700.50687, 452.9679, True),
+        ("mermaid-narrow.pdf", 452.9679, 700.50687, False),
+        ("photo-wide.pdf", 452.9679, 700.50687, False),
+    ]

@@ -23,13 +23,15 @@ def _pdf(path: Path, width: float, height: float) -> None:
                      + b"] >> endobj\n%%EOF\n")
 
 
-def _outdir(tmp_path: Path, images: dict[str, tuple[float, float]]) -> Path:
+def _outdir(tmp_path: Path, images: dict[str, tuple[float, float]], sideways: frozenset[str] = frozenset()) -> Path:
+    """A LaTeX output directory: each image placed in a 450 x 650 pt room, turned (room swapped) if in ``sideways``."""
     tex = ["\\chapter{A}\\label{\\detokenize{chapters/a:a}}"]
     log = ["This is XeTeX", "slimebook-layout: footnotesize=8pt"]
     for file, size in images.items():
         _pdf(tmp_path / file, *size)
         tex.append(f"\\sphinxincludegraphics{{{file}}}")
-        log += [f"slimebook-image: {file}", "slimebook-image-box: 450.0pt 650.0pt"]
+        box = "650.0pt 450.0pt sideways" if file in sideways else "450.0pt 650.0pt"
+        log += [f"slimebook-image: {file}", f"File: {file} Graphic file (type pdf)", f"slimebook-image-box: {box}"]
     (tmp_path / "slimebook.tex").write_text("\n".join(tex) + "\n")
     (tmp_path / "slimebook.log").write_text("\n".join(log) + "\n")
     return tmp_path
@@ -38,7 +40,7 @@ def _outdir(tmp_path: Path, images: dict[str, tuple[float, float]]) -> Path:
 def test_a_diagram_that_fits_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     outdir = _outdir(tmp_path, {NARROW: (400, 300), "logo.pdf": (2000, 100)})
     assert pdfdiagrams.main([str(outdir)]) == 0
-    assert "1 diagrams, smallest label 12.0 pt, footnote size 8 pt, 0 too small" in capsys.readouterr().out
+    assert "1 diagrams (0 sideways), smallest label 12.0 pt, footnote size 8 pt, 0 too small" in capsys.readouterr().out
 
 
 def test_a_wide_or_tall_diagram_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,6 +51,28 @@ def test_a_wide_or_tall_diagram_fails(tmp_path: Path, capsys: pytest.CaptureFixt
     assert f"chapters/a: {WIDE} is 1434 x 900 pt, scaled 0.31" in err and "labels 3.8 pt" in err
     assert f"{TALL} is 300 x 1300 pt" in err and "labels 6.0 pt" in err
     assert NARROW not in err  # 12 * 450 / 675 = 8.0 pt: exactly the footnote size is allowed
+
+
+def test_a_diagram_turned_sideways_is_measured_in_its_room(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 900 x 300 pt turned: its 900 pt along the 650 pt page height, 12 * 650 / 900 = 8.7 pt (upright it was 6.0 pt)
+    outdir = _outdir(tmp_path, {WIDE: (900, 300), NARROW: (400, 300)}, sideways=frozenset({WIDE}))
+    assert pdfdiagrams.main([str(outdir)]) == 0
+    out = capsys.readouterr().out
+    assert f"pdfdiagrams: chapters/a: {WIDE} turned sideways, labels 8.7 pt" in out
+    assert "2 diagrams (1 sideways), smallest label 8.7 pt, footnote size 8 pt, 0 too small" in out
+
+
+def test_a_diagram_too_wide_even_sideways_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 1300 pt along the 650 pt page height: 12 * 650 / 1300 = 6.0 pt
+    outdir = _outdir(tmp_path, {WIDE: (1300, 300)}, sideways=frozenset({WIDE}))
+    assert pdfdiagrams.main([str(outdir)]) == 1
+    assert "into 650 x 450 pt (turned sideways): labels 6.0 pt < footnote size 8 pt" in capsys.readouterr().err
+
+
+def test_image_names_in_braces_are_read() -> None:
+    """Sphinx writes ``\\sphinxincludegraphics{{name}.pdf}`` for an image directive; the log then says so too."""
+    log = "slimebook-layout: footnotesize=8pt\nslimebook-image: {mermaid-x}.pdf\nslimebook-image-box: 1.5pt 2pt\n"
+    assert pdfdiagrams.read_log(log) == (8.0, [("mermaid-x.pdf", 1.5, 2.0, False)])
 
 
 def test_label_size_comes_from_the_mermaid_configuration(tmp_path: Path) -> None:

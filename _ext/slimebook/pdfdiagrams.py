@@ -11,7 +11,10 @@ height (``\\textheight``) to fit, keeping its aspect ratio; never enlarges one. 
 
 ``slimebook.sty`` writes the numbers LaTeX knows into the log: ``slimebook-layout: footnotesize=8pt`` once,
 and for every ``\\sphinxincludegraphics`` its file and the ``\\linewidth`` and maximal height in force there
-(``slimebook-image: mermaid-….pdf`` / ``slimebook-image-box: 345.0pt 550.0pt``). The page sizes are read
+(``slimebook-image: mermaid-….pdf`` / ``slimebook-image-box: 345.0pt 550.0pt``). A diagram whose labels would
+print below the footnote size upright, and larger turned by 90 degrees, is turned (``slimebook.sty``): its box line
+ends in ``sideways`` and gives the room in the image's own orientation (the maximal height wide, ``\\linewidth``
+high), so the same formula holds. The page sizes are read
 from each PDF's ``/MediaBox`` (``pdfinfo`` when the file's objects are compressed). The check fails when a
 diagram's labels would be printed smaller than the body's footnote size. Not counted: the step numbers of
 ``autonumber`` in sequence diagrams, which mermaid sets at 12 px (three quarters of a label).
@@ -32,7 +35,7 @@ PX_TO_PT = 0.75  # mmdc prints at 96 px per inch; a PDF point is 1/72 inch
 DEFAULT_LABEL_PX = 16.0  # mermaid's default fontSize (labels, messages, actors, notes)
 
 _IMAGE = re.compile(r"^slimebook-image: (?P<file>\S+)\s*$")
-_BOX = re.compile(r"^slimebook-image-box: (?P<width>[\d.]+)pt (?P<height>[\d.]+)pt\s*$")
+_BOX = re.compile(r"^slimebook-image-box: (?P<width>[\d.]+)pt (?P<height>[\d.]+)pt(?P<sideways> sideways)?\s*$")
 _LAYOUT = re.compile(r"^slimebook-layout: footnotesize=(?P<size>[\d.]+)(?:pt)?\s*$")
 _MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]")
 _PDFINFO_SIZE = re.compile(r"^Page size:\s+([\d.]+) x ([\d.]+) pts", re.M)
@@ -47,9 +50,10 @@ class Diagram:
     docname: str
     width: float  # natural size of the PDF page, pt
     height: float
-    linewidth: float  # room LaTeX gave it, pt
+    linewidth: float  # room LaTeX gave it, pt, in the image's orientation (turned: the page's height is its width)
     maxheight: float
     label_pt: float
+    sideways: bool = False  # LaTeX turned it by 90 degrees
 
     @property
     def scale(self) -> float:
@@ -96,18 +100,19 @@ def docnames(tex: str) -> dict[str, str]:
     return where
 
 
-def read_log(log: str) -> tuple[float | None, list[tuple[str, float, float]]]:
-    """``(footnote size, [(file, linewidth, maxheight), ...])`` from the LaTeX log's slimebook lines."""
+def read_log(log: str) -> tuple[float | None, list[tuple[str, float, float, bool]]]:
+    """``(footnote size, [(file, room width, room height, sideways), ...])`` from the LaTeX log's slimebook lines
+    (the room in the image's own orientation: ``\\linewidth`` and maximal height, swapped for a turned image)."""
     footnote = None
-    images: list[tuple[str, float, float]] = []
+    images: list[tuple[str, float, float, bool]] = []
     pending = None
     for line in log.splitlines():
         if m := _LAYOUT.match(line):
             footnote = float(m.group("size"))
         elif m := _IMAGE.match(line):
-            pending = m.group("file")
+            pending = m.group("file").replace("{", "").replace("}", "")  # "{mermaid-x}.pdf" (Sphinx's image form)
         elif (m := _BOX.match(line)) and pending is not None:
-            images.append((pending, float(m.group("width")), float(m.group("height"))))
+            images.append((pending, float(m.group("width")), float(m.group("height")), bool(m.group("sideways"))))
             pending = None
     return footnote, images
 
@@ -121,19 +126,21 @@ def diagrams(outdir: Path, config: Path | None, name: str = "slimebook") -> tupl
     tex = (outdir / f"{name}.tex").read_text(encoding="utf-8")
     where = docnames(tex)
     label_pt = label_px(config) * PX_TO_PT
-    room: dict[str, tuple[float, float]] = {}
-    for file, width, height in images:
+    sizes: dict[str, tuple[Path, float, float]] = {}
+    smallest: dict[str, Diagram] = {}  # a file placed more than once: where it prints smallest
+    for file, linewidth, maxheight, sideways in images:
         if not Path(file).name.startswith("mermaid-"):
             continue
-        old = room.get(file)
-        room[file] = (width, height) if old is None else (min(old[0], width), min(old[1], height))
-    found = []
-    for file, (linewidth, maxheight) in room.items():
-        path = outdir / file if (outdir / file).is_file() else outdir / f"{file}.pdf"
-        width, height = page_size(path)
-        found.append(Diagram(path.name, where.get(file, where.get(path.stem, "?")), width, height, linewidth,
-                             maxheight, label_pt))
-    missing = [f for f in where if Path(f).name.startswith("mermaid-") and f not in room]
+        if file not in sizes:
+            path = outdir / file if (outdir / file).is_file() else outdir / f"{file}.pdf"
+            sizes[file] = (path, *page_size(path))
+        path, width, height = sizes[file]
+        diagram = Diagram(path.name, where.get(file, where.get(path.stem, "?")), width, height, linewidth,
+                          maxheight, label_pt, sideways)
+        if file not in smallest or diagram.printed_pt < smallest[file].printed_pt:
+            smallest[file] = diagram
+    found = list(smallest.values())
+    missing = [f for f in where if Path(f).name.startswith("mermaid-") and f not in smallest]
     if missing:
         raise RuntimeError(f"{len(missing)} mermaid image(s) in the .tex but not in the log: {missing[:3]}")
     return footnote, found
@@ -149,11 +156,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     footnote, found = diagrams(outdir, config)
     small = sorted((d for d in found if d.printed_pt < footnote - 1e-6), key=lambda d: d.printed_pt)
     for d in small:
+        turned = " (turned sideways)" if d.sideways else ""
         print(f"{d.docname}: {d.file} is {d.width:.0f} x {d.height:.0f} pt, scaled {d.scale:.2f} into "
-              f"{d.linewidth:.0f} x {d.maxheight:.0f} pt: labels {d.printed_pt:.1f} pt < footnote size "
+              f"{d.linewidth:.0f} x {d.maxheight:.0f} pt{turned}: labels {d.printed_pt:.1f} pt < footnote size "
               f"{footnote:g} pt", file=sys.stderr)
+    for d in sorted((d for d in found if d.sideways), key=lambda d: d.docname):
+        print(f"pdfdiagrams: {d.docname}: {d.file} turned sideways, labels {d.printed_pt:.1f} pt")
     smallest = min((d.printed_pt for d in found), default=None)
-    print(f"pdfdiagrams: {len(found)} diagrams, smallest label "
+    print(f"pdfdiagrams: {len(found)} diagrams ({sum(d.sideways for d in found)} sideways), smallest label "
           f"{'-' if smallest is None else f'{smallest:.1f} pt'}, footnote size {footnote:g} pt, "
           f"{len(small)} too small")
     return 1 if small else 0

@@ -17,6 +17,10 @@
   follow its own text at the level just below its title: the root's toctrees give the numbered chapters, a
   chapter's toctree its sections. The root page's own text (its introduction and sections) becomes one unnumbered
   front chapter titled like the page (``\\slimebookfrontmatter`` … ``\\slimebookmainmatter`` in ``slimebook.sty``).
+* ``slimebook.sty`` is loaded with the printed label size of a mermaid diagram (:func:`diagram_label_option`, from
+  the mermaid configuration that ``mermaid_params`` gives mmdc), so LaTeX can turn a diagram sideways when upright
+  it would print its labels below the footnote size and sideways larger — the rule the ``make latexpdf`` check
+  (:mod:`slimebook.pdfdiagrams`) applies.
 """
 
 from __future__ import annotations
@@ -28,8 +32,11 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.config import Config
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.fileutil import copy_asset_file
+
+from .. import pdfdiagrams
 
 STY = Path(__file__).with_name("texinputs") / "slimebook.sty"
 
@@ -165,6 +172,19 @@ def documents_as_chapters(app: Sphinx, doctree: nodes.document, docname: str) ->
         _front_chapter(root)
 
 
+def diagram_label_option(config: Config) -> str:
+    """``slimebook.sty``'s package option ``diagramlabel=<pt>pt``: the printed size of a mermaid label at scale 1,
+    from the ``-c`` file in ``mermaid_params`` (:func:`slimebook.pdfdiagrams.label_px`; 16 px without one)."""
+    params = list(getattr(config, "mermaid_params", []) or [])
+    path = next((params[n + 1] for n, arg in enumerate(params[:-1]) if arg in ("-c", "--configFile")), None)
+    px = pdfdiagrams.label_px(Path(path) if path else None)
+    return f"diagramlabel={px * pdfdiagrams.PX_TO_PT:g}pt"
+
+
+def _add_package(app: Sphinx, config: Config) -> None:
+    app.add_latex_package("slimebook", diagram_label_option(config))
+
+
 def _visit(env: str):
     def visit(self: Any, node: nodes.Element) -> None:
         self.body.append(f"\n\\begin{{{env}}}\n")
@@ -182,7 +202,7 @@ def _copy_sty(app: Sphinx, exc: Exception | None) -> None:
 
 def setup(app: Sphinx) -> None:
     """Register the package, the question nodes and their transform, the chapter levels of the PDF."""
-    app.add_latex_package("slimebook")
+    app.connect("config-inited", _add_package)
     app.add_node(question, latex=_visit("slimebookquestion"))
     app.add_node(answer, latex=_visit("slimebookanswer"))
     app.add_post_transform(QuestionBoxes)
