@@ -453,17 +453,23 @@ def test_real_book_widest_diagram_opens_with_readable_labels(book: str, visit) -
     seen.assert_clean()
 
 
+#: the classes of the tables the build generates: usage tables, the reading order, the repository map and heat map,
+#: the source check
+GENERATED_TABLES = ("slimebook-usage", "reading-order-table", "repo-map", "repo-heatmap", "slimebook-source-check")
+
+
 @pytest.mark.realbook
 @pytest.mark.parametrize("page", [
     "_slimebook/usage/index.html", "_slimebook/usage/files.html", "_slimebook/usage/coverage.html",
     "_slimebook/usage/category/asyncio.html", "_slimebook/usage/category/threading.html",
     "_slimebook/usage/category/syntax.html", "chapters/async/03-tasks-gather.html",
+    "chapters/guide/reading-order.html", "chapters/guide/reuse-roadmap.html", "_slimebook/source-check.html",
 ])
 def test_real_book_generated_tables_fit_at_1280px(book: str, visit, page: str) -> None:
     seen = visit(f"{book}/{page}")
     seen.page.set_viewport_size({"width": 1280, "height": 900})
-    tables = [t for t in seen.page.evaluate(_TABLE_WIDTHS) if "slimebook-usage" in t[0]]
-    assert tables, "no usage table on the page"
+    tables = [t for t in seen.page.evaluate(_TABLE_WIDTHS) if any(c in t[0] for c in GENERATED_TABLES)]
+    assert tables, "no generated table on the page"
     for name, right, limit, scroll_width, parent_width in tables:
         assert right <= limit, (name, right, limit)
         assert scroll_width <= parent_width + 1, (name, scroll_width, parent_width)

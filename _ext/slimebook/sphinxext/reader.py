@@ -2,7 +2,8 @@
 
 * ``slimebook-reader.js`` / ``.css``: every mermaid diagram opens full width in a dialog (click, Enter or Space;
   Escape or the close button leaves it), "copy link" buttons on excerpt captions and on the targeted ``#L<n>``
-  line of a snapshot page, a visible keyboard focus on dropdowns, highlighted lines readable in the dark theme;
+  line of a snapshot page, a visible keyboard focus on dropdowns, highlighted lines readable in the dark theme,
+  table wrappers whose padding stays inside the content column;
 * ``slimebook-usage.css``: usage tables that fit the content column (registered by :mod:`.usagepages`).
 
 Nothing is generated: the files are added to ``html_static_path`` at ``builder-inited`` (as
