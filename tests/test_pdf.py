@@ -103,7 +103,7 @@ def test_tex_declares_no_english_and_sets_chinese_fixed_strings(latex) -> None:
 def test_caption_ends_with_the_commit(latex) -> None:
     outdir, pin = latex
     tex = (outdir / "pdftest.tex").read_text(encoding="utf-8")
-    captions = re.findall(r"\\sphinxSetupCaptionForVerbatim\{(.*)\}\n", tex)
+    captions = [c for c in re.findall(r"\\sphinxSetupCaptionForVerbatim\{(.*)\}\n", tex) if "pkg/long.py" in c]
     assert len(captions) == 1
     caption = captions[0].replace(r"\textendash{}", "–")
     assert caption.endswith(f"{{pkg/long.py · L81–L90 · {pin[:7]}}}"), caption  # the link text, then nothing
@@ -123,6 +123,14 @@ def test_usage_index_is_an_appendix(latex) -> None:
     hrefs = re.findall(r"\\sphinxhref\{([^}]*)\}", appendix)
     assert all(h.startswith(("http:", "https:")) for h in hrefs), hrefs  # no link to an HTML-only file
     assert "_slimebook/usage/appendix:slimebook-usage-coverage" in appendix  # a page link, now inside
+
+
+def test_experiment_caption_has_no_download_link(latex) -> None:
+    outdir, _ = latex
+    tex = (outdir / "pdftest.tex").read_text(encoding="utf-8")
+    captions = re.findall(r"\\sphinxSetupCaptionForVerbatim\{(实验.*)\}\n", tex)
+    assert captions == [r"实验 hello.py"], captions  # no "（下载）": the PDF has no file to download
+    assert "下载" not in tex
 
 
 def test_questions_are_numbered_boxes_with_answers(latex) -> None:
@@ -148,6 +156,7 @@ def test_listed_pages_are_chapters_and_the_root_text_a_front_chapter(latex) -> N
         r"\slimebookfrontmatter", r"\chapter{PDF 测试}", r"\section{各章}", r"\slimebookmainmatter",
         r"\chapter{事件循环}", r"\section{小节}", r"\chapter{Caption}", r"\chapter{Quiz}", r"\section{更多}",
         r"\chapter{嵌套}", r"\section{本章的小节}", r"\section{子页}", r"\subsection{子页的小节}", r"\chapter{图}",
+        r"\chapter{实验}",
     ]
     front = body[body.index(r"\slimebookfrontmatter"): body.index(r"\slimebookmainmatter")]
     assert "前言的一段正文。" in front and r"\label{\detokenize{index:t-home}}" in front  # the page's label moved

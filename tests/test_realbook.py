@@ -114,8 +114,11 @@ def test_every_experiment_shows_its_real_output(built: Path) -> None:
                  if name == "experiment"]
         if not found:
             continue
-        shown = _OUTPUT.findall(_html(built, page))
+        html = _html(built, page)
+        shown = _OUTPUT.findall(html)
         assert len(shown) == len(found), page
+        # the HTML keeps each script's download link ("（下载）"; the PDF drops it)
+        assert html.count('<span class="slimebook-download">（<a class="reference download') == len(found), page
         for (arg, content), (anchor, pre) in zip(found, shown, strict=True):
             script = page.parent / arg.strip()
             code = re.search(r"^:returncode:\s*(\d+)", content, re.MULTILINE)

@@ -2,9 +2,10 @@
 
 ``experiment`` shows a stdlib-only script, runs it at build time (see :mod:`slimebook.experiments`),
 and shows exactly what it printed, with a download link; a page can never show output the code does
-not produce. ``lesson-teaches`` declares the API names and syntax kinds a lesson teaches; the
-declarations are kept per docname on the environment (merged and purged, parallel-read safe) for the
-coverage map.
+not produce. The link ("（下载）" after the caption, an inline of class ``slimebook-download``) is removed by
+:class:`DropDownloadLinks` for builders other than HTML: the PDF has no file to download. ``lesson-teaches``
+declares the API names and syntax kinds a lesson teaches; the declarations are kept per docname on the
+environment (merged and purged, parallel-read safe) for the coverage map.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -27,6 +29,24 @@ from .envdata import doc_data, keep_per_doc
 from .locate import option_line
 
 logger = logging.getLogger(__name__)
+
+
+DOWNLOAD_CLASS = "slimebook-download"  # "（下载）" after an experiment's caption: HTML only
+
+
+def _is_download(node: nodes.Node) -> bool:
+    return isinstance(node, nodes.inline) and DOWNLOAD_CLASS in node["classes"]
+
+
+class DropDownloadLinks(SphinxPostTransform):
+    """Remove the ``slimebook-download`` inlines where nothing is downloaded (every format but HTML)."""
+
+    default_priority = 100
+    formats = ("latex", "text", "man", "texinfo")
+
+    def run(self, **kwargs: object) -> None:
+        for node in list(self.document.findall(_is_download)):
+            node.parent.remove(node)
 
 
 class Experiment(SphinxDirective):
@@ -67,12 +87,11 @@ class Experiment(SphinxDirective):
 
         code_wrap = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "experiment-code"])
         caption = nodes.caption("", "")
-        caption += nodes.Text(f"{title}（")
-        caption += addnodes.download_reference(
+        caption += nodes.Text(title)
+        caption += nodes.inline("", "", nodes.Text("（"), addnodes.download_reference(
             "", "", nodes.literal(name, "下载"), reftarget=self.arguments[0], refdoc=self.env.docname,
             refdomain="", reftype="download", refexplicit=True, refwarn=True,
-        )
-        caption += nodes.Text("）")
+        ), nodes.Text("）"), classes=[DOWNLOAD_CLASS])
         code_wrap += caption
         code_lines = display_lines(code)  # the book's one line model, tabs expanded
         shown = "\n".join(code_lines).rstrip("\n")
@@ -135,4 +154,5 @@ def setup(app: Sphinx) -> None:
     """Register ``experiment`` and ``lesson-teaches`` and their environment hooks."""
     app.add_directive("experiment", Experiment)
     app.add_directive("lesson-teaches", LessonTeaches)
+    app.add_post_transform(DropDownloadLinks)
     keep_per_doc(app, "slimebook_teaches")

@@ -9,9 +9,10 @@ files table and every category page as its sections, built by the same page buil
 
 Links are rewritten for one document: a link to one of these pages (or an anchor on it) points into the
 appendix, a link to a chapter stays, and a link to a page the PDF does not have (snapshot pages, the
-downloadable ``usage.json``) keeps its text and loses the link; permalinks to GitHub stay. Collapsible blocks
-and scrolling wrappers (HTML only) are replaced by their contents; occurrence tables keep the columns a
-``usage-index`` table prints outside HTML (no id, kind or provenance: they do not fit the column), and code in
+downloadable ``usage.json``) keeps its text and loses the link; permalinks to GitHub stay. The overview's paragraph
+offering ``usage.json`` and ``usage.tsv`` for download is left out (the PDF has no files to download).
+Collapsible blocks and scrolling wrappers (HTML only) are replaced by their contents; occurrence tables keep the
+columns a ``usage-index`` table prints outside HTML (no id, kind or provenance: they do not fit the column), and code in
 tables may also wrap after ``-`` and inside long words. ``slimebook_usage_appendix = False``
 leaves the appendix out.
 """
@@ -115,6 +116,15 @@ def _break_hyphens(tree: nodes.Element) -> None:
                 text.parent.replace(text, new)
 
 
+def _drop_downloads(tree: nodes.Element) -> None:
+    """Remove each paragraph that links the scan's downloadable files (``usage.json``, ``usage.tsv``)."""
+    files = {usagepages.JSON_FILE.rsplit("/", 1)[-1], usagepages.TSV_FILE.rsplit("/", 1)[-1]}
+    paras = {id(ref.parent): ref.parent for ref in tree.findall(nodes.reference)
+             if ref.get("refuri", "").rsplit("/", 1)[-1] in files and isinstance(ref.parent, nodes.paragraph)}
+    for para in paras.values():
+        para.parent.remove(para)
+
+
 def _relink(tree: nodes.Element, tops: dict[str, str], docs: set[str]) -> None:
     """Make every reference of ``tree`` point inside the one appendix document (see the module docstring)."""
     targets = {i for n in tree.findall(lambda n: isinstance(n, (nodes.section, nodes.table))) for i in n["ids"]}
@@ -162,6 +172,7 @@ def append_usage_appendix(app: Sphinx, doctree: nodes.document, docname: str) ->
     _unwrap_html_only(chapter)
     _print_columns(chapter)
     _break_hyphens(chapter)
+    _drop_downloads(chapter)
     _relink(chapter, tops, docs)
     appendix = new_document(APPENDIX_DOC, doctree.settings)
     appendix["docname"] = APPENDIX_DOC
