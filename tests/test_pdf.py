@@ -123,6 +123,9 @@ def test_usage_index_is_an_appendix(latex) -> None:
     hrefs = re.findall(r"\\sphinxhref\{([^}]*)\}", appendix)
     assert all(h.startswith(("http:", "https:")) for h in hrefs), hrefs  # no link to an HTML-only file
     assert "_slimebook/usage/appendix:slimebook-usage-coverage" in appendix  # a page link, now inside
+    # the counts table has column shares (category, total: no kinds in this fixture's scan), not tabulary's minimum
+    assert r"\begin{tabular}[t]{\X{20}{28}\X{8}{28}}" in appendix
+    assert "下载整份扫描结果" not in appendix  # no usage.json / usage.tsv to download from a PDF
 
 
 def test_experiment_caption_has_no_download_link(latex) -> None:

@@ -116,6 +116,23 @@ def _break_hyphens(tree: nodes.Element) -> None:
                 text.parent.replace(text, new)
 
 
+#: LaTeX column shares of the counts table: the category, each kind, the total. Left to tabulary, the category
+#: column got its 5em minimum and split "threading", "executors" and "multiprocessing" across lines.
+COUNTS_WIDTHS = (20, 12, 8)
+
+
+def _counts_widths(tree: nodes.Element) -> None:
+    """Give the counts table (class ``slimebook-usage-counts``) the column shares of :data:`COUNTS_WIDTHS`."""
+    first, kind, total = COUNTS_WIDTHS
+    for table in tree.findall(nodes.table):
+        if "slimebook-usage-counts" not in table["classes"]:
+            continue
+        specs = list(table.findall(nodes.colspec))
+        for spec, width in zip(specs, [first, *[kind] * (len(specs) - 2), total], strict=True):
+            spec["colwidth"] = width
+        table["classes"] = [c for c in table["classes"] if c != "colwidths-auto"] + ["colwidths-given"]
+
+
 def _drop_downloads(tree: nodes.Element) -> None:
     """Remove each paragraph that links the scan's downloadable files (``usage.json``, ``usage.tsv``)."""
     files = {usagepages.JSON_FILE.rsplit("/", 1)[-1], usagepages.TSV_FILE.rsplit("/", 1)[-1]}
@@ -173,6 +190,7 @@ def append_usage_appendix(app: Sphinx, doctree: nodes.document, docname: str) ->
     _print_columns(chapter)
     _break_hyphens(chapter)
     _drop_downloads(chapter)
+    _counts_widths(chapter)
     _relink(chapter, tops, docs)
     appendix = new_document(APPENDIX_DOC, doctree.settings)
     appendix["docname"] = APPENDIX_DOC
