@@ -25,11 +25,10 @@ from slimebook.drift import (
     apply_edits,
     book_citations,
     plan_edits,
-    repin_lock_text,
     resolve_commit,
     summarize,
 )
-from slimebook.lock import LockError, SourceLock, load_lock
+from slimebook.lock import LockError, SourceLock, load_lock, repin_lock_text, update_lock_file
 from slimebook.store import SourceStore
 
 CORE_OLD = textwrap.dedent('''\
@@ -407,6 +406,71 @@ def test_repin_lock_text_keeps_comments(upstream: Upstream) -> None:
     assert twice == upstream.lock_text(upstream.third, upstream.new)
     with pytest.raises(LockError, match=r"no \[other\] table"):
         repin_lock_text(text, "other", upstream.new, upstream.old)
+
+
+# A lock a person might write: comments everywhere, blank lines, indentation, odd spacing around "=", a literal
+# string, a comment on the table header, other tables before and after, CRLF line endings.
+ODD_LOCK = (
+    "# top comment\r\n"
+    "\r\n"
+    "[other]   # not this one\r\n"
+    'commit = "' + "a" * 40 + '"\r\n'
+    "\r\n"
+    "  [slime]     # the table\r\n"
+    '    url   =   "https://example.invalid/slime.git"\r\n'
+    "    commit   =    '" + "b" * 40 + "'   # the pin\r\n"
+    "\r\n"
+    "    license=\"Apache-2.0\"   \r\n"
+    "# permalink template\r\n"
+    '   blob_url = "https://example.invalid/blob/{commit}/{path}{anchor}"  # tpl\r\n'
+    "\r\n"
+    "\r\n"
+    "[third]\r\n"
+    "x = 1\r\n"
+)
+
+
+def test_repin_lock_keeps_an_unusual_layout_byte_for_byte(tmp_path: Path) -> None:
+    new, old, later = "c" * 40, "b" * 40, "d" * 40
+    once = repin_lock_text(ODD_LOCK, "slime", new, old)
+    assert once == (
+        "# top comment\r\n"
+        "\r\n"
+        "[other]   # not this one\r\n"
+        'commit = "' + "a" * 40 + '"\r\n'
+        "\r\n"
+        "  [slime]     # the table\r\n"
+        '    url   =   "https://example.invalid/slime.git"\r\n'
+        "    commit   =    '" + "c" * 40 + "'   # the pin\r\n"
+        "    previous_commit = '" + "b" * 40 + "'\r\n"
+        "\r\n"
+        "    license=\"Apache-2.0\"   \r\n"
+        "# permalink template\r\n"
+        '   blob_url = "https://example.invalid/blob/{commit}/{path}{anchor}"  # tpl\r\n'
+        "\r\n"
+        "\r\n"
+        "[third]\r\n"
+        "x = 1\r\n"
+    )
+    twice = repin_lock_text(once, "slime", later, new)  # previous_commit now exists: both values change in place
+    assert twice == once.replace("c" * 40, later).replace("b" * 40, new)
+    lock = tmp_path / "sources.toml"
+    lock.write_bytes(ODD_LOCK.encode())
+    update_lock_file(lock, "slime", new, old)
+    assert lock.read_bytes() == once.encode()  # CRLF kept on disk too
+    assert load_lock(lock).previous_commit == old and load_lock(lock).commit == new
+
+
+def test_repin_lock_refuses_what_it_cannot_edit() -> None:
+    sha = "e" * 40
+    with pytest.raises(LockError, match="not a full 40-hex sha"):
+        repin_lock_text(ODD_LOCK, "slime", "abc", sha)
+    with pytest.raises(LockError, match="not valid TOML"):
+        repin_lock_text("[slime\n", "slime", sha, sha)
+    with pytest.raises(LockError, match=r"no \[slime\] table"):
+        repin_lock_text('slime = "x"\n', "slime", sha, sha)
+    with pytest.raises(LockError, match="has no commit"):
+        repin_lock_text('[slime]\nurl = "x"\n', "slime", sha, sha)
 
 
 # -- revisions ----------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from . import drift
 from .atomicio import atomic_write
 from .citations import find_citations
 from .excerpt import ExcerptError, read_excerpt
-from .lock import LockError, load_lock
+from .lock import LockError, load_lock, update_lock_file
 from .pyranges import SymbolError, definitions
 from .store import SourceError, SourceStore
 
@@ -167,7 +167,7 @@ def cmd_repin(args: argparse.Namespace) -> int:
     else:
         print(f"{verb}set {args.lock} [{lock.name}] commit = {new.lock.commit}, previous_commit = {lock.commit}")
         if args.write:
-            drift.update_lock_file(args.lock, lock.name, new.lock.commit, lock.commit)
+            update_lock_file(args.lock, lock.name, new.lock.commit, lock.commit)
     left = drift.needs_writer(drifts)
     for d in left:
         print(f"{d.cited.where}: needs the writer: {d.status}: {d.cited.describe()}")
