@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..excerpt import ExcerptError, parse_line_spec
+from ..spans import span_label
 from .model import Runs, compress_lines
 
 __all__ = ["map_line", "map_range", "occurrences", "places", "relocate", "shift_emphasize"]
@@ -96,7 +97,7 @@ def relocate(
         start = a if a in f else min(f, key=lambda s, a=a, anchor=anchor: rank(s, a, anchor))
         chosen.append((start, start + (b - a)))
         if len(f) > 1:
-            notes.append(f"L{a}–L{b} occurs {len(f)} times ({places(f)}); chose L{start}, "
+            notes.append(f"{span_label(a, b)} occurs {len(f)} times ({places(f)}); chose L{start}, "
                          f"nearest to the old position")
     if any(chosen[k][0] <= chosen[k - 1][1] for k in range(1, len(chosen))):
         return None, ""
