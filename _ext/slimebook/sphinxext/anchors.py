@@ -32,7 +32,6 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -42,6 +41,7 @@ from sphinx.errors import ConfigError
 from sphinx.util import logging
 
 from .config import declare as declare_config
+from .config import file_setting, read_file_setting
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 
@@ -265,16 +265,16 @@ def current_anchors(app: Sphinx) -> tuple[set[Anchor], dict[str, set[str]]]:
 
 
 # -- manifest check / update (build-finished) --------------------------------------------------------
-def _path(app: Sphinx, value: str) -> Path | None:
-    return Path(app.confdir, value) if value else None
-
-
 def load_redirects(app: Sphinx) -> dict[str, str]:
-    path = _path(app, app.config.slimebook_anchors_redirects)
-    if path is None or not path.is_file():
+    """``{old: new}`` from ``slimebook_anchors_redirects`` (empty without a file).
+
+    Raises:
+        ConfigError: the file is not a valid redirects file (:func:`parse_redirects`)."""
+    path, text = read_file_setting(app, "slimebook_anchors_redirects")
+    if text is None:
         return {}
     try:
-        return parse_redirects(path.read_text(encoding="utf-8"))
+        return parse_redirects(text)
     except ValueError as exc:
         raise ConfigError(f"slimebook: {path}: {exc}") from exc
 
@@ -283,7 +283,7 @@ def _finish(app: Sphinx, exc: Exception | None) -> None:
     mode = app.config.slimebook_anchors_mode
     if exc is not None or mode == "off":
         return
-    manifest = _path(app, app.config.slimebook_anchors_manifest)
+    manifest = file_setting(app, "slimebook_anchors_manifest")
     if manifest is None:
         raise ConfigError("slimebook: slimebook_anchors_mode needs slimebook_anchors_manifest")
     anchors, present = current_anchors(app)
