@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import drift
 from .atomicio import atomic_write
-from .citations import find_citations
+from .citations import book_files, find_citations
 from .excerpt import ExcerptError, read_excerpt
 from .lock import LockError, load_lock, update_lock_file
 from .pyranges import SymbolError, definitions
@@ -45,10 +45,7 @@ def _without_path(exc: ExcerptError) -> str:
 def cmd_verify(args: argparse.Namespace) -> int:
     store = _store(args)
     store.require()
-    files = sorted(
-        p for root in args.paths for p in ([root] if root.is_file() else root.rglob("*"))
-        if p.suffix in (".md", ".rst")
-    )
+    files = book_files(args.paths)
     total = failed = 0
     for file in files:
         for citation in find_citations(file):
