@@ -216,7 +216,8 @@ def test_redirects_cover_removals_and_work_in_html(book: Path) -> None:
     (book / "redirects.txt").write_text(
         "guide#anchors-guide-second guide#anchors-guide-first\n"
         "index#anchors-gather guide#anchors-guide\n"
-        "gone index\n", encoding="utf-8")
+        "gone index\n"
+        "gone#anchors-gone guide#anchors-guide\n", encoding="utf-8")
     status, warnings, app = _check(book)
     assert status == 0, warnings
 
@@ -226,6 +227,8 @@ def test_redirects_cover_removals_and_work_in_html(book: Path) -> None:
     assert '{"anchors-gather": "guide.html#anchors-guide"}' in index
     gone = (app.outdir / "gone.html").read_text(encoding="utf-8")
     assert '<meta http-equiv="refresh" content="1; url=index.html">' in gone
+    assert '<p>本页已移动到 <a class="reference internal" href="index.html">index</a>。</p>' in gone  # nodes, rendered
+    assert '{"anchors-gone": "guide.html#anchors-guide"}' in gone  # its moved id goes on to the new target
     assert '"gone": ' not in gone  # no anchor map beyond the page's own ids
 
     # a redirect into nothing is itself a failure

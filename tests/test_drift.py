@@ -25,11 +25,10 @@ from slimebook.drift import (
     apply_edits,
     book_citations,
     plan_edits,
-    repin_lock_text,
     resolve_commit,
     summarize,
 )
-from slimebook.lock import LockError, SourceLock, load_lock
+from slimebook.lock import LockError, SourceLock, load_lock, repin_lock_text, update_lock_file
 from slimebook.store import SourceStore
 
 CORE_OLD = textwrap.dedent('''\
@@ -409,6 +408,71 @@ def test_repin_lock_text_keeps_comments(upstream: Upstream) -> None:
         repin_lock_text(text, "other", upstream.new, upstream.old)
 
 
+# A lock a person might write: comments everywhere, blank lines, indentation, odd spacing around "=", a literal
+# string, a comment on the table header, other tables before and after, CRLF line endings.
+ODD_LOCK = (
+    "# top comment\r\n"
+    "\r\n"
+    "[other]   # not this one\r\n"
+    'commit = "' + "a" * 40 + '"\r\n'
+    "\r\n"
+    "  [slime]     # the table\r\n"
+    '    url   =   "https://example.invalid/slime.git"\r\n'
+    "    commit   =    '" + "b" * 40 + "'   # the pin\r\n"
+    "\r\n"
+    "    license=\"Apache-2.0\"   \r\n"
+    "# permalink template\r\n"
+    '   blob_url = "https://example.invalid/blob/{commit}/{path}{anchor}"  # tpl\r\n'
+    "\r\n"
+    "\r\n"
+    "[third]\r\n"
+    "x = 1\r\n"
+)
+
+
+def test_repin_lock_keeps_an_unusual_layout_byte_for_byte(tmp_path: Path) -> None:
+    new, old, later = "c" * 40, "b" * 40, "d" * 40
+    once = repin_lock_text(ODD_LOCK, "slime", new, old)
+    assert once == (
+        "# top comment\r\n"
+        "\r\n"
+        "[other]   # not this one\r\n"
+        'commit = "' + "a" * 40 + '"\r\n'
+        "\r\n"
+        "  [slime]     # the table\r\n"
+        '    url   =   "https://example.invalid/slime.git"\r\n'
+        "    commit   =    '" + "c" * 40 + "'   # the pin\r\n"
+        "    previous_commit = '" + "b" * 40 + "'\r\n"
+        "\r\n"
+        "    license=\"Apache-2.0\"   \r\n"
+        "# permalink template\r\n"
+        '   blob_url = "https://example.invalid/blob/{commit}/{path}{anchor}"  # tpl\r\n'
+        "\r\n"
+        "\r\n"
+        "[third]\r\n"
+        "x = 1\r\n"
+    )
+    twice = repin_lock_text(once, "slime", later, new)  # previous_commit now exists: both values change in place
+    assert twice == once.replace("c" * 40, later).replace("b" * 40, new)
+    lock = tmp_path / "sources.toml"
+    lock.write_bytes(ODD_LOCK.encode())
+    update_lock_file(lock, "slime", new, old)
+    assert lock.read_bytes() == once.encode()  # CRLF kept on disk too
+    assert load_lock(lock).previous_commit == old and load_lock(lock).commit == new
+
+
+def test_repin_lock_refuses_what_it_cannot_edit() -> None:
+    sha = "e" * 40
+    with pytest.raises(LockError, match="not a full 40-hex sha"):
+        repin_lock_text(ODD_LOCK, "slime", "abc", sha)
+    with pytest.raises(LockError, match="not valid TOML"):
+        repin_lock_text("[slime\n", "slime", sha, sha)
+    with pytest.raises(LockError, match=r"no \[slime\] table"):
+        repin_lock_text('slime = "x"\n', "slime", sha, sha)
+    with pytest.raises(LockError, match="has no commit"):
+        repin_lock_text('[slime]\nurl = "x"\n', "slime", sha, sha)
+
+
 # -- revisions ----------------------------------------------------------------------------------------------
 def test_resolve_abbreviated_shas(cache: Path, upstream: Upstream, stores) -> None:
     lock = stores[0].lock
@@ -515,7 +579,8 @@ def build_page(tmp_path: Path, stores, upstream: Upstream, cache: Path, sphinx_b
 
 def _rows(page: str) -> list[str]:
     body = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    return [re.sub(r"<[^>]+>", " ", row.replace("<wbr>", "")) for row in body.split("</tr>") if "<td>" in row]
+    # the cells' text: tags dropped (the writer puts a line end between paragraphs and cells)
+    return [re.sub(r"<[^>]+>", "", row) for row in body.split("</tr>") if "<td>" in row]
 
 
 def test_source_check_page_against_the_previous_pin(build_page, stores) -> None:
@@ -527,20 +592,21 @@ def test_source_check_page_against_the_previous_pin(build_page, stores) -> None:
     assert len(rows) == 8  # index.md then other.md: reading order
     assert rows[0].startswith("index.md:7 directive pkg/core.py alpha L9–L10 · blob ")
     assert rows[0].endswith("移动 上一个 pin 在 L5–L6")
-    assert rows[1].startswith("index.md:11 directive pkg/core.py :13-15 L13–L15") and "有变化 diff" in rows[1]
+    assert rows[1].startswith("index.md:11 directive pkg/core.py:13-15 L13–L15") and "有变化 diff" in rows[1]
     assert rows[2].endswith("未变")  # first
     assert rows[3].endswith("移动 上一个 pin 在 L5–L6")  # pkg/core.py:9-10
     assert "上一个 pin 中没有" in rows[4]  # fresh
     assert rows[5].startswith("other.md:3 role pkg/core.py Box.put") and "移动" in rows[5]
     assert rows[6].endswith("未变")  # the whole README
-    assert rows[7].startswith("other.md:5 role pkg/core.py :13-15") and "有变化 diff" in rows[7]
+    assert rows[7].startswith("other.md:5 role pkg/core.py:13-15") and "有变化 diff" in rows[7]
     core_blob = stores[1].blob_id("pkg/core.py")
-    assert f'title="{core_blob}">{core_blob[:12]}</code>' in page
+    assert f'<abbr class="slimebook-blob" title="{core_blob}"><span class="pre">{core_blob[:12]}</span></abbr>' in page
     assert "共 8 处引用：未变 2，移动 3，有变化 2，上一个 pin 中没有 1。" in page
     # the changed citation's diff runs from the previous pin to the current one
     assert page.count('id="slimebook-diff-') == 1 and "y = x + 1" in page and "y = x + 2" in page
     # one diff, two places
-    assert '<a href="../index.html">index.md:11</a>，<a href="../other.html">other.md:5</a>' in page
+    assert ('<a class="reference internal" href="../index.html">index.md:11</a>，'
+            '<a class="reference internal" href="../other.html">other.md:5</a>') in page
     index = (app.outdir / "index.html").read_text()
     assert 'href="_slimebook/source-check.html"' in index  # {ref}`... <slimebook-source-check>`
     assert 'href="../index.html"' in page
@@ -559,9 +625,26 @@ def test_source_check_page_when_previous_pin_is_not_fetched(build_page, upstream
     app = build_page(upstream.third)
     assert app._warning.getvalue() == ""
     page = (app.outdir / "_slimebook" / "source-check.html").read_text()
-    assert f"上一个 pin <code>{upstream.third}</code> 不在源码缓存" in page
+    assert (f'上一个 pin <code class="docutils literal notranslate"><span class="pre">{upstream.third}</span></code> '
+            "不在源码缓存") in page
     assert not any(p.name.startswith(f"slime-{upstream.third}") for p in (cache / "git").iterdir())  # no fetch
     assert len(_rows(page)) == 8
+
+
+def test_source_check_page_is_written_again_only_when_it_changes(build_page, sphinx_build) -> None:
+    app = build_page(None)
+    page = app.outdir / "_slimebook" / "source-check.html"
+    stamp = app.outdir / "_slimebook" / ".source-check.stamp"
+    before = page.stat().st_mtime_ns
+    assert "index.md:7" in page.read_text() and stamp.exists()
+    sphinx_build(app.srcdir)  # nothing changed: the page is left as it is
+    assert page.stat().st_mtime_ns == before
+    index = app.srcdir / "index.md"
+    index.write_text(index.read_text().replace("# Source check fixture\n", "# Source check fixture\n\nA new line.\n"))
+    sphinx_build(app.srcdir)  # every citation of index.md is two lines further down
+    assert page.stat().st_mtime_ns != before
+    assert "index.md:9" in page.read_text() and "index.md:7" not in page.read_text()
+    assert not (app.srcdir / "_slimebook").exists()  # the stamp lives in the output, not the source tree
 
 
 def test_drift_numbers_lines_by_the_one_line_model(checker: DriftChecker) -> None:

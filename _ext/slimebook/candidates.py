@@ -147,9 +147,8 @@ def parse_notes(text: str) -> Notes:
     if unknown:
         raise NotesError(f"unknown top-level key(s) {', '.join(unknown)}; use [[confirmed]] and [[left]] tables")
     lines = _table_lines(text)
-    confirmed: list[Confirmation] = []
-    left: list[LeftRule] = []
-    for kind, keys in (("confirmed", _CONFIRMED_KEYS), ("left", _LEFT_KEYS)):
+    entries: dict[str, list] = {"confirmed": [], "left": []}
+    for kind, keys, read in (("confirmed", _CONFIRMED_KEYS, _confirmation), ("left", _LEFT_KEYS, _left_rule)):
         tables = data.get(kind, [])
         if not isinstance(tables, list):
             raise NotesError(f"{kind!r} must be an array of tables ([[{kind}]])")
@@ -159,19 +158,25 @@ def parse_notes(text: str) -> Notes:
             extra = sorted(set(table) - keys)
             if extra:
                 raise NotesError(f"{what}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(keys))}", at)
-            if kind == "confirmed":
-                line = table.get("line")
-                if not isinstance(line, int) or isinstance(line, bool) or line < 1:
-                    raise NotesError(f"{what}: 'line' must be a positive integer", at)
-                confirmed.append(Confirmation(
-                    _text(table, "path", what, at), line, _text(table, "api", what, at),
-                    _text(table, "lesson", what, at).strip("/"), _text(table, "evidence", what, at), at))
-            else:
-                names, paths = _strings(table, "names", what, at), _strings(table, "paths", what, at)
-                if not names and not paths:
-                    raise NotesError(f"{what}: give 'names' or 'paths' (or both)", at)
-                left.append(LeftRule(names, paths, _text(table, "reason", what, at), at))
-    return Notes(tuple(confirmed), tuple(left))
+            entries[kind].append(read(table, what, at))
+    return Notes(tuple(entries["confirmed"]), tuple(entries["left"]))
+
+
+def _confirmation(table: dict, what: str, at: int) -> Confirmation:
+    """A ``[[confirmed]]`` table (``what`` names it in errors, ``at`` is its line)."""
+    line = table.get("line")
+    if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+        raise NotesError(f"{what}: 'line' must be a positive integer", at)
+    return Confirmation(_text(table, "path", what, at), line, _text(table, "api", what, at),
+                        _text(table, "lesson", what, at).strip("/"), _text(table, "evidence", what, at), at)
+
+
+def _left_rule(table: dict, what: str, at: int) -> LeftRule:
+    """A ``[[left]]`` table (``what`` names it in errors, ``at`` is its line)."""
+    names, paths = _strings(table, "names", what, at), _strings(table, "paths", what, at)
+    if not names and not paths:
+        raise NotesError(f"{what}: give 'names' or 'paths' (or both)", at)
+    return LeftRule(names, paths, _text(table, "reason", what, at), at)
 
 
 @dataclass(frozen=True)
@@ -235,44 +240,53 @@ def settle(records: Iterable[Occurrence], notes: Notes,
     result = Settled()
     taken: dict[str, Confirmation] = {}
     for conf in notes.confirmed:
-        where = f"{conf.path}:{conf.line}"
-        here = by_place.get((conf.path, conf.line), [])
-        record = next((r for r in here if r.name == conf.method and r.id not in taken), None)
-        if record is None:
-            if any(r.name == conf.method for r in here):
-                first = taken[next(r.id for r in here if r.name == conf.method)]
-                message = f"{where}: the candidate '{conf.method}' is already confirmed at line {first.at}"
-            else:
-                found = ", ".join(sorted({r.name for r in here})) or "none"
-                message = f"{where}: no instance candidate '{conf.method}' there at the pin (candidates there: {found})"
-            result.problems.append(Problem(conf.at, message))
-            continue
-        if category_of(conf.api) is None:
-            result.problems.append(Problem(conf.at, f"{where}: api {conf.api!r} is not a name the scanner's "
-                                                    "category table knows"))
-            continue
-        if conf.lesson not in docs:
-            result.problems.append(Problem(conf.at, f"{where}: lesson {conf.lesson!r} is not a document of the book"))
-            continue
-        if not any(path == conf.path and _covers(runs, conf.line) for path, runs in citations.get(conf.lesson, ())):
-            result.problems.append(Problem(conf.at, f"{where}: lesson {conf.lesson!r} cites no range of "
-                                                    f"{conf.path} containing line {conf.line}"))
-            continue
-        taken[record.id] = conf
+        found = _confirm(conf, by_place.get((conf.path, conf.line), []), taken, docs, citations)
+        if isinstance(found, str):
+            result.problems.append(Problem(conf.at, found))
+        else:
+            taken[found.id] = conf
+    _sort_out(candidates, taken, notes.left, result)
+    result.problems.sort(key=lambda p: p.at)
+    return result
+
+
+def _confirm(conf: Confirmation, here: list[Occurrence], taken: Mapping[str, Confirmation], docs: set[str],
+             citations: Mapping[str, Iterable[tuple[str, Sequence[Sequence[int]]]]]) -> Occurrence | str:
+    """The candidate among ``here`` (those at the confirmation's path and line) that ``conf`` settles, or the
+    sentence saying why it settles none; ``taken`` maps the ids already confirmed to their confirmation."""
+    where = f"{conf.path}:{conf.line}"
+    record = next((r for r in here if r.name == conf.method and r.id not in taken), None)
+    if record is None:
+        if any(r.name == conf.method for r in here):
+            first = taken[next(r.id for r in here if r.name == conf.method)]
+            return f"{where}: the candidate '{conf.method}' is already confirmed at line {first.at}"
+        found = ", ".join(sorted({r.name for r in here})) or "none"
+        return f"{where}: no instance candidate '{conf.method}' there at the pin (candidates there: {found})"
+    if category_of(conf.api) is None:
+        return f"{where}: api {conf.api!r} is not a name the scanner's category table knows"
+    if conf.lesson not in docs:
+        return f"{where}: lesson {conf.lesson!r} is not a document of the book"
+    if not any(path == conf.path and _covers(runs, conf.line) for path, runs in citations.get(conf.lesson, ())):
+        return f"{where}: lesson {conf.lesson!r} cites no range of {conf.path} containing line {conf.line}"
+    return record
+
+
+def _sort_out(candidates: list[Occurrence], taken: Mapping[str, Confirmation], rules: Sequence[LeftRule],
+              result: Settled) -> None:
+    """Each candidate into ``result``: confirmed, else left by the first rule that matches it, else open; a rule
+    that matches no candidate is a problem."""
     rules_used: set[int] = set()
     for record in candidates:
         if record.id in taken:
             result.confirmed.append((record, taken[record.id]))
             continue
-        rule = next((rule for rule in notes.left if rule.matches(record)), None)
+        rule = next((rule for rule in rules if rule.matches(record)), None)
         if rule is None:
             result.open.append(record)
         else:
             rules_used.add(rule.at)
             result.left.append((record, rule))
-    for rule in notes.left:
+    for rule in rules:
         if rule.at not in rules_used:
             result.problems.append(Problem(rule.at, "this [[left]] rule covers no candidate that is not already "
                                                     "confirmed or covered by an earlier rule"))
-    result.problems.sort(key=lambda p: p.at)
-    return result

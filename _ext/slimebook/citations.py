@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +22,8 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
-__all__ = ["Citation", "RoleTarget", "find_citations", "parse_role_text", "slime_role_text"]
+__all__ = ["BOOK_SUFFIXES", "Citation", "RoleTarget", "book_files", "find_citations", "parse_role_text",
+           "slime_role_text"]
 
 _RST_DIRECTIVE = re.compile(r"^(?P<indent>\s*)\.\.\s+slime-source::\s+(?P<arg>\S+)\s*$")
 _OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
@@ -168,6 +169,19 @@ def _role_citation(file: Path, line: int, role_text: str) -> Citation:
         return Citation(file, line, "role", role_text, error=str(exc))
     options = {k: v for k, v in (("lines", target.lines), ("pyobject", target.pyobject)) if v}
     return Citation(file, line, "role", target.path, options)
+
+
+#: The suffixes of the book's source files that may cite the pin.
+BOOK_SUFFIXES = (".md", ".rst")
+
+
+def book_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The book's source files under ``paths``: each file as given, each directory searched for
+    :data:`BOOK_SUFFIXES` files; sorted."""
+    return sorted(
+        p for root in map(Path, paths) for p in ([root] if root.is_file() else root.rglob("*"))
+        if p.suffix in BOOK_SUFFIXES
+    )
 
 
 def find_citations(file: Path) -> Iterator[Citation]:

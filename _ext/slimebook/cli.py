@@ -16,9 +16,9 @@ from pathlib import Path
 
 from . import drift
 from .atomicio import atomic_write
-from .citations import find_citations
+from .citations import book_files, find_citations
 from .excerpt import ExcerptError, read_excerpt
-from .lock import LockError, load_lock
+from .lock import LockError, load_lock, update_lock_file
 from .pyranges import SymbolError, definitions
 from .store import SourceError, SourceStore
 
@@ -45,10 +45,7 @@ def _without_path(exc: ExcerptError) -> str:
 def cmd_verify(args: argparse.Namespace) -> int:
     store = _store(args)
     store.require()
-    files = sorted(
-        p for root in args.paths for p in ([root] if root.is_file() else root.rglob("*"))
-        if p.suffix in (".md", ".rst")
-    )
+    files = book_files(args.paths)
     total = failed = 0
     for file in files:
         for citation in find_citations(file):
@@ -167,7 +164,7 @@ def cmd_repin(args: argparse.Namespace) -> int:
     else:
         print(f"{verb}set {args.lock} [{lock.name}] commit = {new.lock.commit}, previous_commit = {lock.commit}")
         if args.write:
-            drift.update_lock_file(args.lock, lock.name, new.lock.commit, lock.commit)
+            update_lock_file(args.lock, lock.name, new.lock.commit, lock.commit)
     left = drift.needs_writer(drifts)
     for d in left:
         print(f"{d.cited.where}: needs the writer: {d.status}: {d.cited.describe()}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .lines import expand_tabs
 from .pyranges import SymbolError, symbol_range
+from .spans import runs_label
 from .store import SourceError, SourceStore
 
 __all__ = ["Excerpt", "ExcerptError", "parse_line_spec", "read_excerpt", "INVALID_OPTION_PAIRS"]
@@ -76,7 +77,7 @@ class Excerpt:
 
     def label(self) -> str:
         """``L81–L104`` or ``L81–L90, L95`` (en dash, the caption form)."""
-        return ", ".join(f"L{a}" if a == b else f"L{a}–L{b}" for a, b in self.runs)
+        return runs_label(self.runs)
 
 
 def parse_line_spec(spec: str, total: int | None = None) -> list[tuple[int, int]]:

@@ -78,36 +78,46 @@ def run_experiment(
         saved = json.loads(entry.read_text(encoding="utf-8"))
         result = ExperimentResult(saved["output"], saved["returncode"], cached=True)
     else:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-        env.update(PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
-        with tempfile.TemporaryDirectory(prefix="slimebook-exp-") as tmp:
-            copy = Path(tmp) / "script" / script.name
-            cwd = Path(tmp) / "cwd"
-            copy.parent.mkdir()
-            cwd.mkdir()
-            copy.write_bytes(data)  # the bytes that were hashed: what runs is what the key names
-            # A session of its own, so a timeout kills the whole process group (children too).
-            proc = subprocess.Popen(
-                [sys.executable, "-X", "utf8", str(copy)], cwd=cwd, env=env,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-            )
-            try:
-                stdout, _ = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired as exc:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
-                raise ExperimentError(f"experiment {script.name} did not finish within {timeout:g} s") from exc
-            finally:
-                if proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-        output = stdout.decode("utf-8", "replace").replace("\r\n", "\n")
-        result = ExperimentResult(output, proc.returncode, cached=False)
+        output, returncode = _run(script.name, data, timeout)
+        result = ExperimentResult(output, returncode, cached=False)
         if use_cache:
-            atomic_write(entry, json.dumps({"output": output, "returncode": proc.returncode}))
+            atomic_write(entry, json.dumps({"output": output, "returncode": returncode}))
     if result.returncode != expect_returncode:
         tail = "\n".join(result.output.rstrip().splitlines()[-8:])
         raise ExperimentError(
             f"experiment {script.name} exited with {result.returncode}, expected {expect_returncode}:\n{tail}"
         )
     return result
+
+
+def _run(name: str, data: bytes, timeout: float) -> tuple[str, int]:
+    """Run the script ``data`` as ``<tmp>/script/<name>`` from the empty ``<tmp>/cwd`` of a fresh temporary
+    directory, in a session of its own; its output (``\\r\\n`` made ``\\n``) and exit code.
+
+    Raises:
+        ExperimentError: the run took longer than ``timeout`` seconds (its process group is killed).
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+    with tempfile.TemporaryDirectory(prefix="slimebook-exp-") as tmp:
+        copy = Path(tmp) / "script" / name
+        cwd = Path(tmp) / "cwd"
+        copy.parent.mkdir()
+        cwd.mkdir()
+        copy.write_bytes(data)  # the bytes that were hashed: what runs is what the key names
+        # A session of its own, so a timeout kills the whole process group (children too).
+        proc = subprocess.Popen(
+            [sys.executable, "-X", "utf8", str(copy)], cwd=cwd, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+        try:
+            stdout, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise ExperimentError(f"experiment {name} did not finish within {timeout:g} s") from exc
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    return stdout.decode("utf-8", "replace").replace("\r\n", "\n"), proc.returncode

@@ -1,7 +1,9 @@
 """The source lock: ``sources/sources.toml`` names each upstream repository and its pinned commit.
 
 The lock is the first stage of the pipeline (sources → scan → store → directives/pages); nothing here
-knows about Sphinx.
+knows about Sphinx. :func:`load_lock` reads it (``tomllib``); :func:`repin_lock_text` and
+:func:`update_lock_file` move it to another commit with ``tomlkit``, which keeps every comment, blank line
+and spacing of the file.
 """
 
 from __future__ import annotations
@@ -11,7 +13,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LockError", "SourceLock", "load_lock"]
+import tomlkit
+from tomlkit.container import Container
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import String, Table
+
+from .atomicio import atomic_write
+
+__all__ = ["LockError", "SourceLock", "load_lock", "repin_lock_text", "update_lock_file"]
 
 _SHA_RE = re.compile(r"[0-9a-f]{40}")
 _REQUIRED = ("url", "commit", "license", "blob_url")
@@ -97,3 +106,92 @@ def load_lock(path: str | Path, name: str = "slime") -> SourceLock:
     if previous is not None and not (isinstance(previous, str) and _SHA_RE.fullmatch(previous)):
         raise LockError(f"{path}: [{name}] previous_commit must be a full 40-hex sha, got {previous!r}")
     return SourceLock(name=name, **{key: entry[key] for key in _REQUIRED}, previous_commit=previous)
+
+
+# -- re-pin: the lock moved to another commit ---------------------------------------------------------------
+def repin_lock_text(text: str, name: str, commit: str, previous: str) -> str:
+    """The lock text with ``[name]``'s ``commit`` set to ``commit`` and ``previous_commit`` to ``previous``.
+
+    The text is edited through ``tomlkit``'s document model: every comment, blank line, indentation, key
+    spacing and quote style of the file stays as it was; only the two values change. An existing
+    ``previous_commit`` is rewritten in place; otherwise one is added on the line after ``commit``, with the
+    ``commit`` line's indentation and line ending.
+
+    Args:
+        text: the lock file's text.
+        name: the table (``"slime"``).
+        commit, previous: full 40-hex shas.
+    Returns:
+        The new text.
+    Raises:
+        LockError: a sha is not 40 hex digits, the text is not TOML, or ``[name]`` is not a table with a
+            string ``commit``.
+    """
+    for sha in (commit, previous):
+        if not _SHA_RE.fullmatch(sha):
+            raise LockError(f"not a full 40-hex sha: {sha!r}")
+    try:
+        doc = tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise LockError(f"the lock is not valid TOML: {exc}") from exc
+    table = doc.get(name)
+    if not isinstance(table, Table):
+        raise LockError(f"the lock has no [{name}] table")
+    if not isinstance(table.get("commit"), String):
+        raise LockError(f'[{name}] has no commit = "..." line')
+    if "previous_commit" not in table:
+        table = _with_previous_after_commit(table)
+        doc[name] = table
+    _set_string(table, "previous_commit", previous)
+    _set_string(table, "commit", commit)
+    return doc.as_string()
+
+
+def _with_previous_after_commit(table: Table) -> Table:
+    """A copy of ``table`` (same header, items and layout) with an empty ``previous_commit`` right after
+    ``commit``. ``tomlkit`` adds a new key after the table's last value; the lock reads better with the previous
+    pin beside the pin, so the table's items are appended again in their order through ``raw_append``, which
+    keeps each item's own indentation, comment and line ending (a container marked as parsed keeps blank lines
+    where they were)."""
+    pin = table["commit"]
+    rebuilt = Table(Container(True), table.trivia, table.is_aot_element(), name=table.name,
+                    display_name=table.display_name)
+    for key, item in table.value.body:
+        rebuilt.raw_append(key, item)
+        if key is not None and key.key == "commit":
+            new = tomlkit.string("", literal=pin.type.is_literal())
+            new.trivia.indent = pin.trivia.indent
+            new.trivia.trail = pin.trivia.trail
+            rebuilt.raw_append("previous_commit", new)
+    return rebuilt
+
+
+def _set_string(table: Table, key: str, value: str) -> None:
+    """Set ``table[key]`` to ``value`` in the quote style of the string there (its comment and spacing stay)."""
+    old = table[key]
+    literal = isinstance(old, String) and old.type.is_literal()
+    table[key] = tomlkit.string(value, literal=literal)
+
+
+def update_lock_file(path: str | Path, name: str, commit: str, previous: str) -> None:
+    """Re-pin the lock file at ``path`` in place with :func:`repin_lock_text`.
+
+    The new text is read back with :func:`load_lock` rules before it is written (atomically), so a failed edit
+    leaves the file as it was.
+
+    Raises:
+        LockError: see :func:`repin_lock_text`, or the edited text would not read back as ``commit`` /
+            ``previous_commit``.
+        OSError: the file cannot be read or written.
+    """
+    path = Path(path)
+    with open(path, encoding="utf-8", newline="") as fh:
+        original = fh.read()
+    text = repin_lock_text(original, name, commit, previous)
+    try:
+        entry = tomllib.loads(text).get(name, {})
+    except tomllib.TOMLDecodeError as exc:
+        raise LockError(f"{path}: the re-pinned lock would not be valid TOML: {exc}") from exc
+    if entry.get("commit") != commit or entry.get("previous_commit") != previous:
+        raise LockError(f"{path}: could not re-pin [{name}]; edit commit and previous_commit by hand")
+    atomic_write(path, text)

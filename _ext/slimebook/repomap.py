@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .lines import split_lines
-from .store import Store
+from .store import Store, TreeEntry
 
 __all__ = ["ROOT_FILES", "DirRow", "RepoMapError", "count_lines", "repo_map", "subdirectories"]
 
@@ -68,6 +68,12 @@ def subdirectories(paths: Iterable[str], parent: str) -> list[str]:
     return sorted(f"{prefix}{name}" for name in found)
 
 
+def _line_counts(store: Store, tree: dict[str, TreeEntry]) -> dict[str, int | None]:
+    """Path → its lines (:func:`count_lines`), None for a symbolic link, a submodule or a binary file."""
+    return {path: None if entry.mode == _SYMLINK or entry.type != "blob" else count_lines(store.read_bytes(path))
+            for path, entry in tree.items()}
+
+
 def repo_map(store: Store, expand: Iterable[str] = ()) -> list[DirRow]:
     """The rows of the map, in tree order.
 
@@ -87,10 +93,7 @@ def repo_map(store: Store, expand: Iterable[str] = ()) -> list[DirRow]:
     for directory in sorted(wanted):
         if not any(p.startswith(directory + "/") for p in paths):
             raise RepoMapError(f"{directory!r} is not a directory at {store.lock.name}@{store.lock.short}")
-    sizes: dict[str, int | None] = {}
-    for path in paths:
-        entry = tree[path]
-        sizes[path] = None if entry.mode == _SYMLINK or entry.type != "blob" else count_lines(store.read_bytes(path))
+    sizes = _line_counts(store, tree)
 
     def row(key: str, members: list[str], depth: int) -> DirRow:
         counted = [sizes[p] for p in members]

@@ -17,10 +17,10 @@ occurrence ids) yields ``Cited(kind="occurrence", ident=..., file=None, ...)`` a
 works unchanged — only citations with a ``file`` are rewritten in place by :func:`apply_edits`.
 
 Modules: :mod:`.model` (citations, drifts, statuses), :mod:`.relocate` (finding moved lines),
-:mod:`.checker` (:class:`DriftChecker`), :mod:`.repin` (rewriting chapters and the lock); git calls
+:mod:`.checker` (:class:`DriftChecker`), :mod:`.repin` (rewriting chapters); git calls
 (revisions, renames) live in :mod:`slimebook.store`. The re-pin helpers turn moved drifts into text
-edits of the chapter files (:func:`plan_edits`, :func:`apply_edits`) and update the lock textually,
-keeping its comments (:func:`repin_lock_text`). Nothing here knows about Sphinx.
+edits of the chapter files (:func:`plan_edits`, :func:`apply_edits`); the lock is moved by
+:func:`slimebook.lock.update_lock_file`. Nothing here knows about Sphinx.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from .model import (
     needs_writer,
     summarize,
 )
-from .repin import Edit, apply_edits, plan_edits, repin_lock_text, update_lock_file
+from .repin import Edit, apply_edits, plan_edits
 
 __all__ = [
     "NEEDS_WRITER",
@@ -56,8 +56,6 @@ __all__ = [
     "format_runs",
     "needs_writer",
     "plan_edits",
-    "repin_lock_text",
     "resolve_commit",
     "summarize",
-    "update_lock_file",
 ]

@@ -52,6 +52,20 @@ class _File:
         return [d for d in self._defs or [] if d.qualname.rsplit(".", 1)[-1] == last]
 
 
+def _selected(cited: Cited, old: _File) -> Runs:
+    """The runs ``cited`` selects in ``old``: its symbol, its ``:lines:``, or the whole file.
+
+    Raises:
+        SymbolError: the symbol is not defined there.
+        ExcerptError: the line spec is not valid for the file.
+    """
+    if cited.pyobject:
+        return (old.symbol(cited.pyobject),)
+    if cited.lines:
+        return tuple(parse_line_spec(cited.lines, total=len(old.lines)))
+    return ((1, len(old.lines)),) if old.lines else ()
+
+
 class DriftChecker:
     """Compare citations between an old and a new commit of the same repository.
 
@@ -100,16 +114,10 @@ class DriftChecker:
         if isinstance(old, SourceError):
             return broken(str(old))
         try:
-            if cited.pyobject:
-                old_runs: Runs = (old.symbol(cited.pyobject),)
-            elif cited.lines:
-                old_runs = tuple(parse_line_spec(cited.lines, total=len(old.lines)))
-            else:
-                old_runs = ((1, len(old.lines)),) if old.lines else ()
+            old_runs = _selected(cited, old)
         except (SymbolError, ExcerptError) as exc:
             return broken(f"{cited.path}: {exc}")
-        old_text = _text(old.lines, old_runs)
-        base = _replace(base, old_runs=old_runs, old_blob=old.blob, old_text=old_text)
+        base = _replace(base, old_runs=old_runs, old_blob=old.blob, old_text=_text(old.lines, old_runs))
 
         new = self._read(self.new, cited.path)
         if isinstance(new, SourceError):
@@ -119,12 +127,16 @@ class DriftChecker:
             return self._pyobject(base, old, new)
         if cited.lines:
             return self._lines(base, old, new)
+        return self._whole(base, old, new)
+
+    # -- by kind --------------------------------------------------------------------------------------
+    def _whole(self, base: Drift, old: _File, new: _File) -> Drift:
+        """A citation of a whole file: unchanged when every line is, else changed."""
         if new.lines == old.lines:
-            return _replace(base, status=Status.UNCHANGED, new_runs=old_runs, new_text=old_text)
+            return _replace(base, status=Status.UNCHANGED, new_runs=base.old_runs, new_text=base.old_text)
         runs = ((1, len(new.lines)),) if new.lines else ()
         return _replace(base, status=Status.CHANGED, new_runs=runs, new_text=tuple(new.lines))
 
-    # -- by kind --------------------------------------------------------------------------------------
     def _pyobject(self, base: Drift, old: _File, new: _File) -> Drift:
         qualname = base.cited.pyobject
         assert qualname and base.old_runs

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from ..citations import find_citations
+from ..citations import book_files, find_citations
 from ..spans import runs_label as runs_label_of
 
 __all__ = [
@@ -97,11 +97,7 @@ def book_citations(paths: Iterable[Path]) -> Iterator[Cited]:
     Returns:
         An iterator in file order (sorted paths), then line order, then position on the line.
     """
-    files = sorted(
-        p for root in map(Path, paths) for p in ([root] if root.is_file() else root.rglob("*"))
-        if p.suffix in (".md", ".rst")
-    )
-    for file in files:
+    for file in book_files(paths):
         roles_on_line: Counter[int] = Counter()
         for c in find_citations(file):
             index = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..excerpt import ExcerptError, parse_line_spec
+from ..spans import span_label
 from .model import Runs, compress_lines
 
 __all__ = ["map_line", "map_range", "occurrences", "places", "relocate", "shift_emphasize"]
@@ -71,32 +72,44 @@ def relocate(
     if any(not f for f in found):
         return None, ""
     anchors = [map_line(opcodes, a, "start") for a, _ in runs]
-
-    def rank(start: int, old_start: int, anchor: int) -> tuple[int, int, int]:
-        return abs(start - anchor), abs(start - old_start), start
-
     shifts = set.intersection(*({s - a for s in f} for f, (a, _) in zip(found, runs, strict=True)))
     if shifts:
-        a0 = runs[0][0]
-        best = min(shifts, key=lambda s: rank(a0 + s, a0, anchors[0]))
-        shift = 0 if 0 in shifts else best  # still in place: the citation holds as written
-        new_runs = tuple((a + shift, b + shift) for a, b in runs)
-        note = ""
-        if len(shifts) > 1:
-            where = places(a0 + s for s in sorted(shifts))
-            note = f"the cited text occurs {len(shifts)} times ({where}); "
-            if shift == 0:
-                note += f"kept in place, although the line diff carries L{a0} to L{anchors[0]}"
-            else:
-                note += f"chose L{a0 + shift}, nearest to the old position (L{a0} → L{anchors[0]} by line diff)"
-        return new_runs, note
+        return _moved_together(runs, shifts, anchors[0])
+    return _moved_apart(runs, found, anchors)
+
+
+def _rank(start: int, old_start: int, anchor: int) -> tuple[int, int, int]:
+    """The order of preference among places: nearest the line diff's ``anchor``, then the old line, then first."""
+    return abs(start - anchor), abs(start - old_start), start
+
+
+def _moved_together(runs: Runs, shifts: set[int], anchor: int) -> tuple[Runs, str]:
+    """Every run shifted by one of ``shifts`` (those that find all blocks): none if possible, else the best
+    ranked for the first run, whose old first line the line diff carries to ``anchor``."""
+    a0 = runs[0][0]
+    best = min(shifts, key=lambda s: _rank(a0 + s, a0, anchor))
+    shift = 0 if 0 in shifts else best  # still in place: the citation holds as written
+    new_runs = tuple((a + shift, b + shift) for a, b in runs)
+    if len(shifts) == 1:
+        return new_runs, ""
+    note = f"the cited text occurs {len(shifts)} times ({places(a0 + s for s in sorted(shifts))}); "
+    if shift == 0:
+        note += f"kept in place, although the line diff carries L{a0} to L{anchor}"
+    else:
+        note += f"chose L{a0 + shift}, nearest to the old position (L{a0} → L{anchor} by line diff)"
+    return new_runs, note
+
+
+def _moved_apart(runs: Runs, found: list[list[int]], anchors: list[int]) -> tuple[Runs | None, str]:
+    """Each run at its own best place among ``found`` (its block's starts in the new file); None when the
+    chosen runs are not ascending and disjoint."""
     chosen: list[tuple[int, int]] = []
     notes: list[str] = []
     for f, (a, b), anchor in zip(found, runs, anchors, strict=True):
-        start = a if a in f else min(f, key=lambda s, a=a, anchor=anchor: rank(s, a, anchor))
+        start = a if a in f else min(f, key=lambda s, a=a, anchor=anchor: _rank(s, a, anchor))
         chosen.append((start, start + (b - a)))
         if len(f) > 1:
-            notes.append(f"L{a}–L{b} occurs {len(f)} times ({places(f)}); chose L{start}, "
+            notes.append(f"{span_label(a, b)} occurs {len(f)} times ({places(f)}); chose L{start}, "
                          f"nearest to the old position")
     if any(chosen[k][0] <= chosen[k - 1][1] for k in range(1, len(chosen))):
         return None, ""

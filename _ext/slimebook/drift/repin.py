@@ -1,29 +1,24 @@
-"""Re-pin writing: moved citations rewritten in the book's files, and the lock moved to the new commit.
+"""Re-pin writing: moved citations rewritten in the book's files.
 
 :func:`plan_edits` turns drifts into :class:`Edit` s, :func:`apply_edits` applies them (each checked against the
-line it rewrites, files written atomically); :func:`repin_lock_text` and :func:`update_lock_file` move the lock,
-keeping its comments and layout.
+line it rewrites, files written atomically). The lock itself is moved by :func:`slimebook.lock.update_lock_file`.
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomicio import atomic_write
 from ..excerpt import ExcerptError, parse_line_spec
-from ..lock import LockError
 from .model import Drift, Status
 
-_FULL_RE = re.compile(r"[0-9a-f]{40}")
-
-__all__ = ["Edit", "apply_edits", "plan_edits", "repin_lock_text", "update_lock_file"]
+__all__ = ["Edit", "apply_edits", "plan_edits"]
 
 
-# -- re-pin: edits of the book and of the lock ------------------------------------------------------------
+# -- re-pin: edits of the book ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Edit:
     """One textual rewrite in a book file.
@@ -150,77 +145,3 @@ def apply_edits(edits: Iterable[Edit]) -> list[tuple[Edit, str | None]]:
             atomic_write(file, text)
     return [(e, results[k]) for k, e in enumerate(edits)]
 
-
-
-
-_TABLE = re.compile(r"^\s*\[(?P<name>[^\[\]]+)\]\s*(?:#.*)?$")
-_KEY = r"^(?P<head>\s*{key}\s*=\s*)(?P<q>[\"'])(?P<value>[^\"']*)(?P=q)(?P<tail>.*)$"
-
-
-def repin_lock_text(text: str, name: str, commit: str, previous: str) -> str:
-    """The lock text with ``[name]``'s ``commit`` set to ``commit`` and ``previous_commit`` to ``previous``.
-
-    The edit is textual: comments, order and spacing are kept. An existing ``previous_commit``
-    line is rewritten; otherwise one is inserted right after the ``commit`` line.
-
-    Args:
-        text: the lock file's text.
-        name: the table (``"slime"``).
-        commit, previous: full 40-hex shas.
-    Returns:
-        The new text.
-    Raises:
-        LockError: the table or its ``commit`` line is not found, or a sha is not 40 hex digits.
-    """
-    for sha in (commit, previous):
-        if not _FULL_RE.fullmatch(sha):
-            raise LockError(f"not a full 40-hex sha: {sha!r}")
-    lines = text.split("\n")
-    start = next((i for i, line in enumerate(lines) if (m := _TABLE.match(line)) and m.group("name").strip() == name),
-                 None)
-    if start is None:
-        raise LockError(f"the lock has no [{name}] table")
-    end = next((i for i in range(start + 1, len(lines)) if _TABLE.match(lines[i])), len(lines))
-    commit_re = re.compile(_KEY.format(key="commit"))
-    previous_re = re.compile(_KEY.format(key="previous_commit"))
-    commit_at = previous_at = None
-    for i in range(start + 1, end):
-        if commit_re.match(lines[i]):
-            commit_at = i
-        elif previous_re.match(lines[i]):
-            previous_at = i
-
-    def sub(i: int, pattern: re.Pattern[str], value: str) -> str:
-        m = pattern.match(lines[i])
-        assert m
-        return f"{m.group('head')}{m.group('q')}{value}{m.group('q')}{m.group('tail')}"
-
-    if commit_at is None:
-        raise LockError(f"[{name}] has no commit = \"...\" line")
-    lines[commit_at] = sub(commit_at, commit_re, commit)
-    if previous_at is not None:
-        lines[previous_at] = sub(previous_at, previous_re, previous)
-    else:
-        cr = "\r" if lines[commit_at].endswith("\r") else ""
-        lines.insert(commit_at + 1, f'previous_commit = "{previous}"{cr}')
-    return "\n".join(lines)
-
-
-def update_lock_file(path: Path, name: str, commit: str, previous: str) -> None:
-    """Re-pin the lock file at ``path`` in place with :func:`repin_lock_text`.
-
-    The new text is parsed before it is written (atomically), so a failed edit leaves the file as it was.
-
-    Raises:
-        LockError: see :func:`repin_lock_text`, or the edited text would not read back as
-            ``commit`` / ``previous_commit``.
-        OSError: the file cannot be read or written.
-    """
-    text = repin_lock_text(path.read_text(encoding="utf-8"), name, commit, previous)
-    try:
-        entry = tomllib.loads(text).get(name, {})
-    except tomllib.TOMLDecodeError as exc:
-        raise LockError(f"{path}: the re-pinned lock would not be valid TOML: {exc}") from exc
-    if entry.get("commit") != commit or entry.get("previous_commit") != previous:
-        raise LockError(f"{path}: could not re-pin [{name}] textually; edit commit and previous_commit by hand")
-    atomic_write(path, text)

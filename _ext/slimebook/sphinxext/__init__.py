@@ -21,6 +21,7 @@ from . import (
     numbers,
     reader,
     reading,
+    redirectpages,
     snapshot,
     source,
     sourcecheck,
@@ -54,6 +55,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     candidates.setup(app)  # every instance candidate confirmed by a lesson or left with a reason
     buildinfo.setup(app)  # {buildinfo}: the pin and the build's Python
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
+    redirectpages.setup(app)  # a removed page of the redirects file becomes a page that sends readers on
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
     app.connect("slimebook-page-anchors", snapshot.published_page_anchors)
     app.connect("slimebook-page-anchors", usagepages.published_page_anchors)

@@ -18,7 +18,9 @@ Three parts, one direction of data:
    removed one went. With ``slimebook_anchors_mode = "check"`` the build fails (status 1) for a published
    anchor that is gone without a working redirect; ``"update"`` rewrites the manifest. HTML output honours the
    redirects: an id moved within its page is kept as an extra id on the new target, one moved to another page
-   gets a tiny ``location.hash`` script, and a removed page becomes a redirect page.
+   gets a tiny ``location.hash`` script (:func:`moved_ids_script` on generated pages), and a removed page
+   becomes a redirect page (made by :mod:`.redirectpages` through :class:`.pages.GeneratedPage`, which imports
+   this module).
 
 The manifest and redirect functions (``parse_manifest``, ``format_manifest``, ``parse_redirects``,
 ``check_anchors``) know nothing of Sphinx.
@@ -26,12 +28,10 @@ The manifest and redirect functions (``parse_manifest``, ``format_manifest``, ``
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -41,6 +41,7 @@ from sphinx.errors import ConfigError
 from sphinx.util import logging
 
 from .config import declare as declare_config
+from .config import file_setting, read_file_setting
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 
@@ -112,7 +113,8 @@ def parse_redirects(text: str) -> dict[str, str]:
     return found
 
 
-def _split(target: str) -> tuple[str, str]:
+def split_target(target: str) -> tuple[str, str]:
+    """``("page", "id")`` of ``page#id``; ``("page", "")`` of a bare ``page``."""
     page, _, anchor = target.partition("#")
     return page, anchor
 
@@ -127,13 +129,13 @@ def resolve(target: str, present: dict[str, set[str]], redirects: dict[str, str]
     if target in _seen:
         return None  # a cycle
     seen = _seen | {target}
-    page, anchor = _split(target)
+    page, anchor = split_target(target)
     if page in present and (not anchor or anchor in present[page]):
         return target
     if target in redirects:
         return resolve(redirects[target], present, redirects, seen)
     if anchor and page in redirects:
-        new_page = _split(redirects[page])[0]
+        new_page = split_target(redirects[page])[0]
         return (resolve(f"{new_page}#{anchor}", present, redirects, seen)
                 or resolve(redirects[page], present, redirects, seen))
     return None
@@ -263,16 +265,16 @@ def current_anchors(app: Sphinx) -> tuple[set[Anchor], dict[str, set[str]]]:
 
 
 # -- manifest check / update (build-finished) --------------------------------------------------------
-def _path(app: Sphinx, value: str) -> Path | None:
-    return Path(app.confdir, value) if value else None
-
-
 def load_redirects(app: Sphinx) -> dict[str, str]:
-    path = _path(app, app.config.slimebook_anchors_redirects)
-    if path is None or not path.is_file():
+    """``{old: new}`` from ``slimebook_anchors_redirects`` (empty without a file).
+
+    Raises:
+        ConfigError: the file is not a valid redirects file (:func:`parse_redirects`)."""
+    path, text = read_file_setting(app, "slimebook_anchors_redirects")
+    if text is None:
         return {}
     try:
-        return parse_redirects(path.read_text(encoding="utf-8"))
+        return parse_redirects(text)
     except ValueError as exc:
         raise ConfigError(f"slimebook: {path}: {exc}") from exc
 
@@ -281,7 +283,7 @@ def _finish(app: Sphinx, exc: Exception | None) -> None:
     mode = app.config.slimebook_anchors_mode
     if exc is not None or mode == "off":
         return
-    manifest = _path(app, app.config.slimebook_anchors_manifest)
+    manifest = file_setting(app, "slimebook_anchors_manifest")
     if manifest is None:
         raise ConfigError("slimebook: slimebook_anchors_mode needs slimebook_anchors_manifest")
     anchors, present = current_anchors(app)
@@ -291,7 +293,7 @@ def _finish(app: Sphinx, exc: Exception | None) -> None:
         # A ratchet: what was published stays published while it still resolves (itself or by a redirect);
         # only an anchor that is gone without a redirect leaves the manifest.
         kept = {key: kind for key, kind in published.items() if resolve(key, present, redirects) is not None}
-        anchors |= {Anchor(*_split(key), kind) for key, kind in kept.items()}
+        anchors |= {Anchor(*split_target(key), kind) for key, kind in kept.items()}
         dropped = sorted(set(published) - set(kept))
         manifest.write_text(format_manifest(anchors), encoding="utf-8")
         logger.info("anchors: wrote %d anchors to %s (%d new, %d dropped%s)", len(anchors), manifest,
@@ -319,25 +321,26 @@ def _finish(app: Sphinx, exc: Exception | None) -> None:
 
 
 # -- redirects in the HTML output ------------------------------------------------------------------------
-def _redirect_script(mapping: dict[str, str], default: str | None = None) -> str:
-    """A script sending ``#old`` to ``mapping[old]`` (else to ``default``, if any)."""
+def _redirect_script(mapping: dict[str, str]) -> str:
+    """A script sending ``#old`` to ``mapping[old]`` (``d`` is a fallback target, always null: the redirect pages of
+    :mod:`.redirectpages` fall back on their meta refresh)."""
     data = json.dumps(mapping, sort_keys=True).replace("</", "<\\/")
-    fallback = json.dumps(default).replace("</", "<\\/")
-    return ("<script>(function(){var m=" + data + ",d=" + fallback + ",h=decodeURIComponent(location.hash.slice(1));"
+    return ("<script>(function(){var m=" + data + ",d=null,h=decodeURIComponent(location.hash.slice(1));"
             "var t=Object.prototype.hasOwnProperty.call(m,h)?m[h]:d;if(t){location.replace(t);}})();</script>\n")
 
 
-def _moves(app: Sphinx) -> dict[str, dict[str, str]]:
-    """{old page: {old id, or "" for the page itself: new target}} from the redirects file."""
+def moves(app: Sphinx) -> dict[str, dict[str, str]]:
+    """``{old page: {old id, or "" for the page itself: new target}}`` from the redirects file."""
     moves: dict[str, dict[str, str]] = {}
     for old, new in load_redirects(app).items():
-        page, anchor = _split(old)
+        page, anchor = split_target(old)
         moves.setdefault(page, {})[anchor] = new
     return moves
 
 
-def _uri(app: Sphinx, frompage: str, target: str) -> str:
-    page, anchor = _split(target)
+def target_uri(app: Sphinx, frompage: str, target: str) -> str:
+    """The URI of ``target`` (``page#id`` or ``page``) relative to ``frompage``, from the current builder."""
+    page, anchor = split_target(target)
     uri = app.builder.get_relative_uri(frompage, page)
     return f"{uri}#{anchor}" if anchor else uri
 
@@ -349,7 +352,7 @@ def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[
     before = env.__dict__.get("slimebook_redirects", {})
     env.slimebook_redirects = moves  # type: ignore[attr-defined]
     touched = {k for k in moves.keys() | before.keys() if moves.get(k) != before.get(k)}
-    return sorted({_split(k)[0] for k in touched} & env.found_docs)
+    return sorted({split_target(k)[0] for k in touched} & env.found_docs)
 
 
 def _apply_redirects(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -357,16 +360,16 @@ def _apply_redirects(app: Sphinx, doctree: nodes.document, docname: str) -> None
     if app.builder.format != "html":
         return
     elsewhere: dict[str, str] = {}
-    for old_id, new in _moves(app).get(docname, {}).items():
+    for old_id, new in moves(app).get(docname, {}).items():
         if not old_id or old_id in doctree.ids:
             continue
-        page, new_id = _split(new)
+        page, new_id = split_target(new)
         target = doctree.ids.get(new_id) if page == docname and new_id else None
         if target is not None:  # same page: the old id becomes a second id of the new target
             target["ids"].append(old_id)
             doctree.ids[old_id] = target
         else:
-            elsewhere[old_id] = _uri(app, docname, new)
+            elsewhere[old_id] = target_uri(app, docname, new)
     if elsewhere:
         doctree += nodes.raw("", _redirect_script(elsewhere), format="html")
 
@@ -375,26 +378,8 @@ def moved_ids_script(app: Sphinx, page: str) -> str:
     """A ``<script>`` (HTML) that sends each id of generated page ``page`` named on the left of a redirect line to
     its new target, or ``""`` when no line names an id of ``page``. Generated pages (usage, snapshot pages) are not
     documents, so :func:`_apply_redirects` never sees them: their generator appends this to the page body."""
-    moved = {old_id: _uri(app, page, new) for old_id, new in _moves(app).get(page, {}).items() if old_id}
+    moved = {old_id: target_uri(app, page, new) for old_id, new in moves(app).get(page, {}).items() if old_id}
     return _redirect_script(moved) if moved else ""
-
-
-def _redirect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """``html-collect-pages``: a page that no longer exists becomes a redirect page.
-
-    A page exists when it is a document or a generated page that publishes anchors in this build
-    (``slimebook-page-anchors``); a redirect of one of its ids never replaces the page itself."""
-    generated = set(current_anchors(app)[1])
-    for page, ids in sorted(_moves(app).items()):
-        if page in app.env.found_docs or page in generated:
-            continue
-        default = ids.get("") or _split(next(iter(ids.values())))[0]
-        href = _uri(app, page, default)
-        body = (f'<p>本页已移动到 <a href="{html.escape(href)}">{html.escape(default)}</a>。</p>\n'
-                + _redirect_script({i: _uri(app, page, new) for i, new in ids.items() if i}, href))
-        context = {"title": "本页已移动", "body": body,
-                   "metatags": f'<meta http-equiv="refresh" content="1; url={html.escape(href)}">'}
-        yield page, context, "page.html"
 
 
 def _check_config(app: Sphinx, config: Any) -> None:
@@ -418,7 +403,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     keep_per_doc(app, _ENV)
     app.connect("env-get-outdated", _outdated)
     app.connect("doctree-resolved", _apply_redirects)
-    app.connect("html-collect-pages", _redirect_pages)
     app.connect("build-finished", _finish)
     # env_version: bump when the data kept on the environment changes shape (Sphinx then re-reads everything)
     return {"version": "1", "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

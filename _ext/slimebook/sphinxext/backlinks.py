@@ -20,6 +20,7 @@ import html
 import json
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from docutils import nodes
@@ -113,42 +114,74 @@ def _range_id(a: int, b: int) -> str:
 def decorate(app: Sphinx, path: str, fragment: str) -> str:
     """The snapshot ``fragment`` of ``path`` with the "cited by" header in front and its cited lines marked.
 
-    Returns the fragment unchanged when nothing in the book cites ``path``.
+    The fragment is the highlighter's HTML (one ``<span id="L<n>">`` per line), not a doctree, so the marks go
+    into that string, the way ``sphinx.ext.viewcode`` inserts its back-links into highlighted source; the header
+    is written beside them as HTML for the same page, which :mod:`.snapshot` assembles as a string.
+
+    Returns:
+        The fragment unchanged when nothing in the book cites ``path``.
     """
     links = backlinks(app).get(path, [])
     if not links:
         return fragment
-    page = snapshot_pagename(path)
-
-    def href(link: Backlink) -> str:
-        uri = app.builder.get_relative_uri(page, link.docname)
-        return html.escape(uri + (f"#{link.section_id}" if link.section_id else ""))
-
-    places: dict[tuple[str, str], list[Backlink]] = {}
-    for link in links:
-        places.setdefault((link.docname, link.section_id), []).append(link)
     ranges: dict[tuple[int, int], list[Backlink]] = {}
     for link in links:
         for run in link.runs or ():
             ranges.setdefault(run, []).append(link)
+    href = _href(app, snapshot_pagename(path))
+    return "\n".join([_header(links, ranges, href), _cited_style(ranges)]) + _mark_lines(fragment, ranges)
+
+
+def _href(app: Sphinx, page: str) -> Callable[[Backlink], str]:
+    """Backlink → the escaped URI of its section, relative to snapshot page ``page``."""
+    def href(link: Backlink) -> str:
+        uri = app.builder.get_relative_uri(page, link.docname)
+        return html.escape(uri + (f"#{link.section_id}" if link.section_id else ""))
+    return href
+
+
+def _header(links: list[Backlink], ranges: dict[tuple[int, int], list[Backlink]],
+            href: Callable[[Backlink], str]) -> str:
+    """The "被引用" block: the citing sections with their counts, then every cited range with its sections."""
+    places: dict[tuple[str, str], list[Backlink]] = {}
+    for link in links:
+        places.setdefault((link.docname, link.section_id), []).append(link)
+
+    def ref(link: Backlink) -> str:
+        return f'<a class="reference internal" href="{href(link)}">{html.escape(link.label)}</a>'
 
     out = ['<div class="slime-backlinks">',
            f"<p><strong>被引用</strong>：本书有 {len(links)} 处引用这个文件，分布在 {len(places)} 个小节中。</p><ul>"]
-    for group in places.values():
-        out.append(f'<li><a class="reference internal" href="{href(group[0])}">{html.escape(group[0].label)}</a>'
-                   f"（{len(group)} 处）</li>")
+    out += [f"<li>{ref(group[0])}（{len(group)} 处）</li>" for group in places.values()]
     out.append("</ul>")
     if ranges:
         out.append(f"<details><summary>被引用的 {len(ranges)} 个行段</summary><ul>")
         for (a, b), group in sorted(ranges.items()):
-            seen: dict[tuple[str, str], Backlink] = {(g.docname, g.section_id): g for g in group}
-            targets = "、".join(f'<a class="reference internal" href="{href(g)}">{html.escape(g.label)}</a>'
-                               for g in seen.values())
+            seen = {(g.docname, g.section_id): g for g in group}
+            targets = "、".join(ref(g) for g in seen.values())
             out.append(f'<li id="{_range_id(a, b)}"><a href="#L{a}">{span_label(a, b)}</a> ← {targets}</li>')
         out.append("</ul></details>")
     out.append("</div>")
+    return "\n".join(out)
 
+
+def _cited_style(ranges: dict[tuple[int, int], list[Backlink]]) -> str:
+    """A style rule colouring the ``#L<n>`` line of every cited line."""
     cited = sorted({n for a, b in ranges for n in range(a, b + 1)})
+    style = ",".join(f".slime-snapshot-page #L{n}" for n in cited)
+    return f"<style>{style} {{ background: rgba(47, 158, 110, 0.10); }}</style>"
+
+
+#: A line of the highlighter's output, with its number link when line numbers are on.
+_LINE = re.compile(r'<span id="L(?P<n>\d+)">(?:<a href="#L(?P=n)"><span class="linenos">[^<]*</span></a>)?')
+
+
+def _mark_lines(fragment: str, ranges: dict[tuple[int, int], list[Backlink]]) -> str:
+    """``fragment`` with an empty link ``a.slime-cited-mark`` to each range's entry on the range's first line.
+
+    The mark goes after the line's number link (or, without one, right after the line's opening tag); the line
+    spans themselves are left as they are.
+    """
     starts: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for a, b in ranges:
         starts[a].append((a, b))
@@ -163,13 +196,7 @@ def decorate(app: Sphinx, path: str, fragment: str) -> str:
         n = int(match.group("n"))
         return match.group(0) + marks(n) if n in starts else match.group(0)
 
-    # the mark goes after the line's number link (or, without one, right after the line's opening tag); the
-    # line spans themselves are left as they are: the cited lines are coloured by a style rule on their ids
-    marked = re.sub(r'<span id="L(?P<n>\d+)">(?:<a href="#L(?P=n)"><span class="linenos">[^<]*</span></a>)?',
-                    mark, fragment)
-    style = ",".join(f".slime-snapshot-page #L{n}" for n in cited)
-    out.append(f"<style>{style} {{ background: rgba(47, 158, 110, 0.10); }}</style>")
-    return "\n".join(out) + marked
+    return _LINE.sub(mark, fragment)
 
 
 #: Styles of the back-links: a static file, ``static/`` beside this module.

@@ -25,6 +25,7 @@ from sphinx.util import logging
 
 from ..candidates import Notes, NotesError, Settled, parse_notes, settle
 from .config import declare as declare_config
+from .config import read_file_setting
 from .diagnostics import SlimebookWarning, file_location, warn
 from .envrecords import citations
 from .scancache import get_scan
@@ -48,13 +49,9 @@ class NotesFile:
 
 def load_notes_file(app: Sphinx) -> NotesFile:
     """Read ``slimebook_candidate_notes`` (relative to the configuration directory)."""
-    value = app.config.slimebook_candidate_notes
-    if not value:
-        return NotesFile(None, False)
-    path = Path(app.confdir, value)
-    if not path.is_file():
+    path, text = read_file_setting(app, "slimebook_candidate_notes")
+    if text is None:
         return NotesFile(path, False)
-    text = path.read_text(encoding="utf-8")
     try:
         return NotesFile(path, True, parse_notes(text), text)
     except NotesError as exc:

@@ -9,13 +9,14 @@ Checks that belong to a feature's own vocabulary (the anchors' modes and policie
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ConfigError
 
-__all__ = ["SETTINGS", "Setting", "declare", "validate"]
+__all__ = ["SETTINGS", "Setting", "declare", "file_setting", "read_file_setting", "validate"]
 
 
 @dataclass(frozen=True)
@@ -89,3 +90,23 @@ def declare(app: Sphinx, group: str) -> None:
     for s in settings:
         app.add_config_value(s.name, s.default, s.rebuild, types=[s.type], description=s.description)
     app.connect("config-inited", lambda app, config: validate(config, settings))
+
+
+def file_setting(app: Sphinx, name: str) -> Path | None:
+    """The file the value ``name`` names, relative to the configuration directory; None when the value is ``""``."""
+    value = getattr(app.config, name)
+    return Path(app.confdir, value) if value else None
+
+
+def read_file_setting(app: Sphinx, name: str) -> tuple[Path | None, str | None]:
+    """The file the value ``name`` names (:func:`file_setting`) and its UTF-8 text.
+
+    Returns:
+        ``(None, None)`` when the value is ``""``, ``(path, None)`` when no file is there, else ``(path, text)``.
+    Raises:
+        OSError, UnicodeDecodeError: the file is there but cannot be read as UTF-8 text.
+    """
+    path = file_setting(app, name)
+    if path is None or not path.is_file():
+        return path, None
+    return path, path.read_text(encoding="utf-8")

@@ -22,7 +22,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..excerpt import ExcerptError, parse_line_spec
-from ..experiments import ExperimentError, run_experiment
+from ..experiments import ExperimentError, ExperimentResult, run_experiment
 from ..lines import display_lines
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
@@ -82,9 +82,23 @@ class Experiment(SphinxDirective):
                 code = handle.read()
         except (SyntaxError, UnicodeDecodeError) as exc:
             return self._fail(f"cannot decode {script.name}: {exc}")
-        name = script.name
-        title = self.options.get("caption") or f"实验 {name}"
+        try:
+            code_wrap = self._code(script.name, code)
+        except ExcerptError as exc:
+            return self._fail(f"{script.name}: :emphasize-lines: {exc}", option_line(self, "emphasize-lines"))
+        out_wrap = self._output(script.name, result)
+        stem = "exp-" + nodes.make_id(script.stem)
+        code_wrap["ids"].append(stem)
+        out_wrap["ids"].append(f"{stem}-output")
+        return [code_wrap, out_wrap]
 
+    def _code(self, name: str, code: str) -> nodes.container:
+        """The script, lines numbered and ``:emphasize-lines:`` marked, under a caption with its download link.
+
+        Raises:
+            ExcerptError: ``:emphasize-lines:`` is not a valid line spec for the script.
+        """
+        title = self.options.get("caption") or f"实验 {name}"
         code_wrap = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "experiment-code"])
         caption = nodes.caption("", "")
         caption += nodes.Text(title)
@@ -97,26 +111,23 @@ class Experiment(SphinxDirective):
         shown = "\n".join(code_lines).rstrip("\n")
         code_block = nodes.literal_block(shown, shown, language="python", linenos=True)
         if "emphasize-lines" in self.options:
-            try:
-                runs = parse_line_spec(self.options["emphasize-lines"], total=len(code_lines))
-            except ExcerptError as exc:
-                return self._fail(f"{script.name}: :emphasize-lines: {exc}", option_line(self, "emphasize-lines"))
+            runs = parse_line_spec(self.options["emphasize-lines"], total=len(code_lines))
             code_block["highlight_args"] = {"hl_lines": [n for a, b in runs for n in range(a, b + 1)]}
         code_wrap += code_block
+        self.set_source_info(code_wrap)
+        self.set_source_info(code_block)
+        return code_wrap
 
+    def _output(self, name: str, result: ExperimentResult) -> nodes.container:
+        """What the run printed (or that it printed nothing), its exit code in the caption when not 0."""
         out_wrap = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "experiment-output"])
         out_caption = f"运行 python {name} 的输出" + (
             f"（退出码 {result.returncode}）" if result.returncode else "")
         out_wrap += nodes.caption(out_caption, out_caption)
         text = result.output.rstrip("\n") or "（没有输出）"
         out_wrap += nodes.literal_block(text, text, language="text")
-        stem = "exp-" + nodes.make_id(script.stem)
-        code_wrap["ids"].append(stem)
-        out_wrap["ids"].append(f"{stem}-output")
-        for node in (code_wrap, code_block, out_wrap):
-            self.set_source_info(node)
-        return [code_wrap, out_wrap]
-
+        self.set_source_info(out_wrap)
+        return out_wrap
 
     def _fail(self, message: str, line: int | None = None) -> list[nodes.Node]:
         warn(self.env, SlimebookWarning.EXPERIMENT, "experiment: %s", message,

@@ -25,6 +25,7 @@ from sphinx.util import logging
 
 from ..usage import Coverage, Waiver, WaiverError, coverage, parse_waivers
 from .config import declare as declare_config
+from .config import read_file_setting
 from .context import reading_order
 from .diagnostics import SlimebookWarning, file_location, warn
 from .scancache import get_scan
@@ -47,14 +48,11 @@ class WaiverFile:
 
 def load_waiver_file(app: Sphinx) -> WaiverFile:
     """Read ``slimebook_coverage_waivers`` (relative to the configuration directory)."""
-    value = app.config.slimebook_coverage_waivers
-    if not value:
-        return WaiverFile(None, False)
-    path = Path(app.confdir, value)
-    if not path.is_file():
+    path, text = read_file_setting(app, "slimebook_coverage_waivers")
+    if text is None:
         return WaiverFile(path, False)
     try:
-        return WaiverFile(path, True, tuple(parse_waivers(path.read_text(encoding="utf-8"))))
+        return WaiverFile(path, True, tuple(parse_waivers(text)))
     except WaiverError as exc:
         return WaiverFile(path, True, error=exc)
 

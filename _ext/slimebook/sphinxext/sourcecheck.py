@@ -1,10 +1,13 @@
 """The generated "源码核对" (source check) page: every citation, its blob, its drift since the last pin.
 
 The page is not a document: like ``sphinx.ext.viewcode`` it is produced in ``html-collect-pages``
-from the citations :mod:`.source` records on the environment, rendered with the book's theme
-(``page.html``) and never written into the source tree. Its status column compares each citation,
-as written and valid at the current pin, with the ``previous_commit`` recorded in the lock
-(:func:`slimebook.drift.DriftChecker` run from the current pin to the previous one). Without a
+from the citations :mod:`.source` records on the environment; its body is docutils nodes rendered through
+the builder (:class:`.pages.GeneratedPage`) into the book's theme (``page.html``), never written into the
+source tree. Its styles are ``static/slimebook-sourcecheck.css``, added to this page alone. The page is
+written again only when what it shows changes (``_slimebook/.source-check.stamp`` holds a digest of its rows,
+the comparison, the navigation and configuration, and this code), as the usage pages are. Its status column
+compares each citation, as written and valid at the current pin, with the ``previous_commit`` recorded in the
+lock (:func:`slimebook.drift.DriftChecker` run from the current pin to the previous one). Without a
 recorded previous pin, or when that commit is not in the source cache, the page says so; the build
 never fetches.
 
@@ -15,19 +18,27 @@ standard domain at ``env-updated``.
 from __future__ import annotations
 
 import dataclasses
-import html
+import hashlib
+import json
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from ..atomicio import atomic_write
 from ..drift import Cited, Drift, DriftChecker, Status, summarize
 from ..spans import runs_label
 from ..store import SourceError, SourceStore
-from .context import builds_pages, get_store, reading_order
+from .anchors import moved_ids_script
+from .context import builds_pages, get_store, page_stamp_base, reading_order
 from .envrecords import CitationRecord
 from .envrecords import citations as env_citations
+from .pages import GeneratedPage, interleave, make_para, make_ref, make_section, table_frame
+from .usagetables import breakable_literal, scroll, wbr
 
 __all__ = ["LABEL", "PAGENAME", "setup"]
 
@@ -35,6 +46,10 @@ __all__ = ["LABEL", "PAGENAME", "setup"]
 PAGENAME = "_slimebook/source-check"
 LABEL = "slimebook-source-check"
 TITLE = "源码核对"
+#: The page's styles (``static/`` beside this module), added to this page only.
+CSS_FILE = "slimebook-sourcecheck.css"
+_STAMP = "_slimebook/.source-check.stamp"
+_CODE = tuple(Path(__file__).with_name(n) for n in ("sourcecheck.py", "pages.py", "usagetables.py"))
 
 #: Status → the word on the page (the page compares the current pin with the previous one).
 STATUS_TEXT: dict[Status, str] = {
@@ -45,15 +60,26 @@ STATUS_TEXT: dict[Status, str] = {
     Status.BROKEN: "无法比较",
 }
 
-_INTRO = (
-    "本页列出书中每一处 Slime 引用（<code>slime-source</code> 指令和 <code>{slime}</code> 行内角色）、"
-    "构建时读取的 blob，以及它与锁文件记录的上一个 pin 相比的状态："
-    "<strong>未变</strong>是上一个 pin 的同样行号上就是同样的文字；"
-    "<strong>移动</strong>是文字相同、行号不同；"
-    "<strong>有变化</strong>是文字不同，下面附有从上一个 pin 到当前 pin 的 diff；"
-    "<strong>上一个 pin 中没有</strong>是路径或符号在上一个 pin 里还不存在。"
-    "命令行的 <code>slimebook sources diff</code> 和 <code>slimebook sources repin</code> 做的是同一种比较。"
-)
+#: The table's columns and their shares of the width.
+COLUMNS: tuple[tuple[str, int], ...] = (("位置", 27), ("引用 · 当前行号 · blob", 45), ("状态", 28))
+
+Parts = list[nodes.Node | str]
+
+
+def _code(text: str) -> nodes.literal:
+    return nodes.literal(text, text)
+
+
+def _intro() -> Parts:
+    return [
+        "本页列出书中每一处 Slime 引用（", _code("slime-source"), " 指令和 ", _code("{slime}"), " 行内角色）、"
+        "构建时读取的 blob，以及它与锁文件记录的上一个 pin 相比的状态：",
+        nodes.strong("未变", "未变"), "是上一个 pin 的同样行号上就是同样的文字；",
+        nodes.strong("移动", "移动"), "是文字相同、行号不同；",
+        nodes.strong("有变化", "有变化"), "是文字不同，下面附有从上一个 pin 到当前 pin 的 diff；",
+        nodes.strong("上一个 pin 中没有", "上一个 pin 中没有"), "是路径或符号在上一个 pin 里还不存在。"
+        "命令行的 ", _code("slimebook sources diff"), " 和 ", _code("slimebook sources repin"), " 做的是同一种比较。",
+    ]
 
 
 def _register_label(app: Sphinx, env: BuildEnvironment) -> None:
@@ -70,21 +96,23 @@ def _records(env: BuildEnvironment) -> list[CitationRecord]:
     return sorted(records, key=lambda r: (order.get(r["docname"], len(order)), r["docname"], r["lineno"]))
 
 
-def _compare(store: SourceStore, records: list[CitationRecord]) -> tuple[str, list[Drift | None]]:
+# -- the comparison with the previous pin ---------------------------------------------------------------------
+def _compare(store: SourceStore, records: list[CitationRecord]) -> tuple[Parts, list[Drift | None]]:
     """A sentence about the previous pin and one drift per record (None when not compared)."""
     lock = store.lock
     previous = lock.previous_commit
+    none: list[Drift | None] = [None] * len(records)
     if previous is None:
-        return ("锁文件没有记录上一个 pin（<code>previous_commit</code>），所以下表只列出引用和 blob，不比较状态。"
-                "用 <code>slimebook sources repin --write</code> 移动 pin 时会记录它。"), [None] * len(records)
+        return ["锁文件没有记录上一个 pin（", _code("previous_commit"), "），所以下表只列出引用和 blob，不比较状态。"
+                "用 ", _code("slimebook sources repin --write"), " 移动 pin 时会记录它。"], none
     if previous == lock.commit:
-        return "上一个 pin 与当前 pin 相同，没有可比较的内容。", [None] * len(records)
+        return ["上一个 pin 与当前 pin 相同，没有可比较的内容。"], none
     old = SourceStore(dataclasses.replace(lock, commit=previous))
     if not old.is_present():
-        return (f"上一个 pin <code>{previous}</code> 不在源码缓存 <code>{html.escape(str(old.root))}</code> 中，"
-                "构建不会去获取它，所以下表不比较状态。要比较，先运行 "
-                f"<code>slimebook sources diff --from {previous[:9]} --to {lock.commit[:9]}</code>"
-                "（它会获取两个提交），再重新构建。"), [None] * len(records)
+        return ["上一个 pin ", _code(previous), " 不在源码缓存 ", _code(str(old.root)), " 中，"
+                "构建不会去获取它，所以下表不比较状态。要比较，先运行 ",
+                _code(f"slimebook sources diff --from {previous[:9]} --to {lock.commit[:9]}"),
+                "（它会获取两个提交），再重新构建。"], none
     checker = DriftChecker(store, old)
     try:
         drifts: list[Drift | None] = [
@@ -93,104 +121,183 @@ def _compare(store: SourceStore, records: list[CitationRecord]) -> tuple[str, li
             for r in records
         ]
     except SourceError as exc:
-        return f"无法与上一个 pin <code>{previous}</code> 比较：{html.escape(str(exc))}", [None] * len(records)
+        return ["无法与上一个 pin ", _code(previous), f" 比较：{exc}"], none
     finally:
         old.close()
-    return f"上一个 pin：<code>{previous}</code>。", drifts
+    return ["上一个 pin：", _code(previous), "。"], drifts
 
 
-def _status_cell(drift: Drift | None, anchor: str) -> str:
-    if drift is None:
-        return "—"
-    text = html.escape(STATUS_TEXT[drift.status])
-    cls = f"slimebook-status slimebook-status-{drift.status}"
-    detail = ""
-    if drift.status is Status.MOVED and drift.new_runs:
-        detail = f"上一个 pin 在 {runs_label(drift.new_runs)}"
-    elif drift.status is Status.CHANGED:
-        detail = f'<a href="#{anchor}">diff</a>'
-    elif drift.note:
-        detail = _breakable(drift.note)
-    cell = f'<span class="{cls}">{text}</span>'
-    return cell + (f"<br/><small>{detail}</small>" if detail else "")
-
-
-def _breakable(text: str) -> str:
-    """Escaped ``text`` with a line-break opportunity after each ``/`` (long paths in narrow columns)."""
-    return html.escape(text).replace("/", "/<wbr>")
-
-
-def _selection(record: CitationRecord | dict[str, Any]) -> str:
-    path = f"<code>{_breakable(record['path'])}</code>"
-    if record.get("pyobject"):
-        return f"{path} <code>{html.escape(record['pyobject'])}</code>"
-    if record.get("lines"):
-        return f"{path}:{html.escape(record['lines'])}"
-    return path
-
-
-def _render(app: Sphinx) -> str:
-    env = app.env
-    store = get_store(env)
-    records = _records(env)
-    sentence, drifts = _compare(store, records)
-    lock = store.lock
-    out = [f'<section id="{LABEL}">', f"<h1>{TITLE}</h1>", f"<p>{_INTRO}</p>",
-           f"<p>当前 pin：<code>{lock.commit}</code>（{html.escape(lock.name)}）。{sentence}</p>"]
+def _summary(records: list[CitationRecord], drifts: list[Drift | None]) -> nodes.paragraph:
+    """``共 N 处引用：未变 a，移动 b…。`` (the counts only when the page compares)."""
     compared = [d for d in drifts if d is not None]
-    if compared:
-        counts = "，".join(f"{STATUS_TEXT[s]} {n}" for s, n in summarize(compared).items() if n)
-        out.append(f'<p class="slimebook-source-check-summary">共 {len(records)} 处引用：{counts}。</p>')
-    else:
-        out.append(f'<p class="slimebook-source-check-summary">共 {len(records)} 处引用。</p>')
-    out.append('<div class="table-wrapper container"><table class="docutils align-default slimebook-source-check" '
-               'style="table-layout: fixed; width: 100%">')
-    out.append('<colgroup><col style="width: 27%"/><col style="width: 45%"/><col style="width: 28%"/></colgroup>')
-    out.append("<thead><tr><th>位置</th><th>引用 · 当前行号 · blob</th><th>状态</th></tr></thead>")
-    out.append("<tbody>")
-    # one diff per distinct selection, listing every place that cites it
-    diffs: dict[tuple[str, str | None, str | None], tuple[str, str, list[str]]] = {}
-    for record, drift in zip(records, drifts, strict=True):
-        docname = record["docname"]
-        uri = app.builder.get_relative_uri(PAGENAME, docname)
-        where = f"{env.doc2path(docname, False)}:{record['lineno']}"
-        anchor = ""
-        if drift is not None and drift.status is Status.CHANGED:
-            key = (record["path"], record.get("lines"), record.get("pyobject"))
-            if key not in diffs:
-                text = drift.diff(reverse=True)  # previous pin → current pin
-                block = app.builder.highlighter.highlight_block(text, "diff")
-                diffs[key] = (f"slimebook-diff-{len(diffs) + 1}", block, [])
-            anchor = diffs[key][0]
-            diffs[key][2].append(f'<a href="{html.escape(uri)}">{html.escape(where)}</a>')
-        out.append(
-            "<tr>"
-            f'<td><a href="{html.escape(uri)}">{_breakable(where)}</a><br/>'
-            f"<small>{html.escape(record['kind'])}</small></td>"
-            f"<td>{_selection(record)}<br/><small>{runs_label(record['runs'])} · blob "
-            f'<code class="slimebook-blob" title="{record["blob"]}">{record["blob"][:12]}</code></small></td>'
-            f"<td>{_status_cell(drift, anchor)}</td>"
-            "</tr>"
-        )
-    out.append("</tbody></table></div>")
+    counts = "，".join(f"{STATUS_TEXT[s]} {n}" for s, n in summarize(compared).items() if n) if compared else ""
+    text = f"共 {len(records)} 处引用：{counts}。" if compared else f"共 {len(records)} 处引用。"
+    return make_para(text, classes=["slimebook-source-check-summary"])
+
+
+# -- cells ----------------------------------------------------------------------------------------------------
+_AFTER_SLASH = re.compile(r"(?<=/)(?=.)")
+
+
+def _breakable(text: str) -> Parts:
+    """``text`` with a line-break opportunity after each ``/`` (long paths in narrow columns)."""
+    parts: Parts = []
+    for n, part in enumerate(_AFTER_SLASH.split(text)):
+        parts += [wbr(), part] if n else [part]
+    return parts
+
+
+def _note(*parts: nodes.Node | str) -> nodes.paragraph:
+    """The small second line of a cell."""
+    return make_para(*parts, classes=["slimebook-source-check-note"])
+
+
+def _selection(path: str, lines: str | None, pyobject: str | None) -> Parts:
+    """``path symbol`` or ``path:lines`` or ``path`` (the citation as written)."""
+    if pyobject:
+        return [breakable_literal(path), " ", _code(pyobject)]
+    if lines:
+        return [breakable_literal(path), f":{lines}"]
+    return [breakable_literal(path)]
+
+
+def _status_cell(drift: Drift | None, anchor: str) -> list[nodes.Node]:
+    """The status word, and below it where a moved citation was, a link to a change's diff, or the drift's note."""
+    if drift is None:
+        return [make_para("—")]
+    word = nodes.inline(STATUS_TEXT[drift.status], STATUS_TEXT[drift.status],
+                        classes=["slimebook-status", f"slimebook-status-{drift.status}"])
+    if drift.status is Status.MOVED and drift.new_runs:
+        return [make_para(word), _note(f"上一个 pin 在 {runs_label(drift.new_runs)}")]
+    if drift.status is Status.CHANGED:
+        return [make_para(word), _note(make_ref(f"#{anchor}", "diff"))]
+    if drift.note:
+        return [make_para(word), _note(*_breakable(drift.note))]
+    return [make_para(word)]
+
+
+def _entry(*children: nodes.Node) -> nodes.entry:
+    entry = nodes.entry()
+    entry.extend(children)
+    return entry
+
+
+# -- the page ------------------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class _Diff:
+    """One changed selection: its anchor on the page, the diff text, the links to every place citing it."""
+
+    anchor: str
+    text: str
+    places: list[nodes.reference] = dataclasses.field(default_factory=list)
+
+
+#: A cited selection: ``(path, lines, pyobject)`` as written.
+Selection = tuple[str, str | None, str | None]
+
+
+def _add_diff(diffs: dict[Selection, _Diff], record: CitationRecord, drift: Drift, place: nodes.reference) -> str:
+    """Record ``place`` as citing the changed selection of ``record`` (one diff per selection); its anchor."""
+    key = (record["path"], record.get("lines"), record.get("pyobject"))
+    if key not in diffs:
+        diffs[key] = _Diff(f"slimebook-diff-{len(diffs) + 1}", drift.diff(reverse=True))  # previous → current
+    diffs[key].places.append(place)
+    return diffs[key].anchor
+
+
+def _row(page: GeneratedPage, record: CitationRecord, drift: Drift | None, diffs: dict[Selection, _Diff]) -> nodes.row:
+    """The table row of ``record``; a changed citation's diff is added to ``diffs``."""
+    docname = record["docname"]
+    where = f"{page.app.env.doc2path(docname, False)}:{record['lineno']}"
+    anchor = ""
+    if drift is not None and drift.status is Status.CHANGED:
+        anchor = _add_diff(diffs, record, drift, make_ref(page.uri(docname), where))
+    blob = record["blob"]
+    row = nodes.row()
+    row += _entry(make_para(make_ref(page.uri(docname), *_breakable(where))), _note(record["kind"]))
+    row += _entry(make_para(*_selection(record["path"], record.get("lines"), record.get("pyobject"))),
+                  _note(f"{runs_label(record['runs'])} · blob ",
+                        nodes.literal("", "", nodes.abbreviation(blob[:12], blob[:12], explanation=blob,
+                                                                 classes=["slimebook-blob"]))))
+    row += _entry(*_status_cell(drift, anchor))
+    return row
+
+
+def _table(rows: list[nodes.row]) -> nodes.Element:
+    table, body = table_frame([name for name, _ in COLUMNS], ["slimebook-source-check", "colwidths-given"])
+    for spec, (_, share) in zip(table.findall(nodes.colspec), COLUMNS, strict=True):
+        spec["colwidth"] = share
+    body.extend(rows)
+    return scroll(table, html=True)
+
+
+def _diff_section(diffs: dict[Selection, _Diff]) -> nodes.section:
+    """One subsection per changed selection: where it is cited and its diff from the previous pin."""
+    section = make_section("slimebook-source-check-diffs", "有变化的引用")
+    for (path, lines, pyobject), diff in diffs.items():
+        title = nodes.title()
+        title.extend(nodes.Text(p) if isinstance(p, str) else p for p in _selection(path, lines, pyobject))
+        sub = nodes.section(ids=[diff.anchor])
+        sub += title
+        sub += make_para("引用处：", *interleave(list(diff.places), "，"))
+        sub += nodes.literal_block(diff.text, diff.text, language="diff")
+        section += sub
+    return section
+
+
+def _render(app: Sphinx, records: list[CitationRecord], sentence: Parts, drifts: list[Drift | None]) -> str:
+    """The page's body (HTML): the introduction, the pins, the counts, the table and the diffs."""
+    lock = get_store(app.env).lock
+    page = GeneratedPage(app, PAGENAME)
+    section = make_section(LABEL, TITLE)
+    section += make_para(*_intro())
+    section += make_para("当前 pin：", _code(lock.commit), f"（{lock.name}）。", *sentence)
+    section += _summary(records, drifts)
+    diffs: dict[Selection, _Diff] = {}
+    section += _table([_row(page, record, drift, diffs) for record, drift in zip(records, drifts, strict=True)])
     if diffs:
-        out.append('<section id="slimebook-source-check-diffs"><h2>有变化的引用</h2>')
-        for (path, lines, pyobject), (anchor, block, places) in diffs.items():
-            what = _selection({"path": path, "lines": lines, "pyobject": pyobject})
-            out.append(f'<section id="{anchor}"><h3>{what}</h3><p>引用处：{"，".join(places)}</p>'
-                       f'<div class="highlight-diff notranslate">{block}</div></section>')
-        out.append("</section>")
-    out.append("</section>")
-    return "\n".join(out)
+        section += _diff_section(diffs)
+    return page.html(section)
+
+
+def _stamp(app: Sphinx, records: list[CitationRecord], sentence: Parts, drifts: list[Drift | None]) -> str:
+    """A digest of what the page shows: the rows, the comparison with the previous pin, the script of its moved
+    ids, what every generated page depends on (:func:`.context.page_stamp_base`) and the code that draws it."""
+    shown = [None if d is None else [str(d.status), d.new_runs, d.note,
+                                     d.diff(reverse=True) if d.status is Status.CHANGED else ""] for d in drifts]
+    payload = json.dumps([
+        page_stamp_base(app), [dict(r) for r in records], shown,
+        "".join(p if isinstance(p, str) else p.astext() for p in sentence), moved_ids_script(app, PAGENAME),
+        [hashlib.sha256(p.read_bytes()).hexdigest() for p in _CODE],
+    ], ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
 
 
 def _collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """``html-collect-pages``: the page, unless it exists and its stamp is current."""
     if not builds_pages(app):
         return
-    yield PAGENAME, {"title": TITLE, "body": _render(app), "parents": []}, "page.html"
+    records = _records(app.env)
+    sentence, drifts = _compare(get_store(app.env), records)
+    stamp = _stamp(app, records, sentence, drifts)
+    stamp_file = Path(app.outdir, _STAMP)
+    try:
+        current = stamp_file.read_text(encoding="utf-8") == stamp
+    except OSError:
+        current = False
+    if current and Path(app.builder.get_outfilename(PAGENAME)).exists():
+        return
+    yield PAGENAME, {"title": TITLE, "body": _render(app, records, sentence, drifts), "parents": []}, "page.html"
+    atomic_write(stamp_file, stamp)
+
+
+def _page_styles(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    if pagename == PAGENAME:
+        app.add_css_file(CSS_FILE)  # on this page only (Sphinx resets page-added files after each page)
 
 
 def setup(app: Sphinx) -> None:
-    """Register the page (``html-collect-pages``) and its ``{ref}`` label (``env-updated``)."""
+    """Register the page (``html-collect-pages``), its styles and its ``{ref}`` label (``env-updated``)."""
     app.connect("env-updated", _register_label)
     app.connect("html-collect-pages", _collect_pages)
+    app.connect("html-page-context", _page_styles)
