@@ -19,7 +19,8 @@ from .atomicio import atomic_write
 from .citations import find_citations
 from .excerpt import ExcerptError, read_excerpt
 from .lock import LockError, load_lock
-from .pyranges import SymbolError, definitions
+from .pyranges import SymbolError
+from .rangecache import blob_definitions
 from .store import SourceError, SourceStore
 
 DEFAULT_LOCK = Path("sources/sources.toml")
@@ -97,7 +98,7 @@ def _show_symbols(store: SourceStore, path: str, spec: str) -> int:
         return 2
     try:
         real = store.resolve(path)
-        defs = definitions(store.read_text(real))
+        defs = blob_definitions(store.root, store.blob_id(real), store.read_text(real))
     except SourceError as exc:  # the message quotes the path
         print(f"slimebook: {exc}", file=sys.stderr)
         return 2
