@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
 from conftest import SourceRepo
-from slimebook.cli import main
+from slimebook.cli import main, tty_progress
 
 
 def run(lock: Path, *args: str) -> int:
@@ -102,3 +103,18 @@ def test_verify_names_the_path_once_and_proposes_the_closest_symbol(cache: Path,
                       "Outer.Inner.method (`slimebook sources show pkg/mod.py --symbols` lists them all)")
     assert out[1].startswith(f"{page}:7: role pkg/gone.py: does not exist at ")
     assert all(line.count("pkg/gone.py") == 1 for line in out[1:2])
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_line_on_a_terminal_only() -> None:
+    assert tty_progress("scanning", io.StringIO()) is None  # a log or a pipe stays quiet
+    out = _Terminal()
+    display = tty_progress("scanning", out)
+    assert display is not None
+    assert list(display(iter(["a.py", "b/c.py"]), 2)) == ["a.py", "b/c.py"]
+    assert out.getvalue() == "\r\x1b[2Kscanning [1/2] a.py\r\x1b[2Kscanning [2/2] b/c.py\r\x1b[2K"
+

@@ -10,9 +10,11 @@ import argparse
 import dataclasses
 import io
 import os
+import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from . import drift
 from .atomicio import atomic_write
@@ -28,6 +30,32 @@ DEFAULT_LOCK = Path("sources/sources.toml")
 
 def _store(args: argparse.Namespace) -> SourceStore:
     return SourceStore(load_lock(args.lock, args.source))
+
+
+def tty_progress(label: str, stream: TextIO | None = None) -> Callable[[Iterable[str], int], Iterator[str]] | None:
+    """A progress display for a long step of the command line, or None when ``stream`` (default: standard error) is
+    not a terminal, so logs and pipes stay quiet.
+
+    The display is one line, rewritten in place for each item: ``label [12/433] slime/utils/http_utils.py``, cut to
+    the terminal's width, and erased when the items end. It has the shape
+    :func:`slimebook.scan.scan_items` takes as ``progress``: ``display(items, count)`` yields every item of ``items``.
+    """
+    out = stream or sys.stderr
+    if not out.isatty():
+        return None
+
+    def display(items: Iterable[str], count: int) -> Iterator[str]:
+        width = max(shutil.get_terminal_size().columns - 1, 20)
+        try:
+            for done, item in enumerate(items, 1):
+                out.write("\r\x1b[2K" + f"{label} [{done}/{count}] {item}"[:width])
+                out.flush()
+                yield item
+        finally:
+            out.write("\r\x1b[2K")
+            out.flush()
+
+    return display
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
@@ -183,7 +211,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
     store = _store(args)
     store.require()
-    result = scan_store(store, jobs=args.jobs, cache=not args.no_cache)
+    result = scan_store(store, jobs=args.jobs, cache=not args.no_cache, progress=tty_progress("scanning"))
     to_stdout = False
     for path, writer in ((args.json, write_json), (args.tsv, write_tsv)):
         if path is None:
