@@ -60,7 +60,7 @@ def tty_progress(label: str, stream: TextIO | None = None) -> Callable[[Iterable
 
 def cmd_fetch(args: argparse.Namespace) -> int:
     store = _store(args)
-    fetched = store.fetch()
+    fetched = store.fetch(progress=sys.stderr if sys.stderr.isatty() else None)  # git's own progress, on a terminal
     state = "fetched" if fetched else "already present"
     print(f"{store.lock.name}@{store.lock.commit}: {state} in {store.git_dir}")
     return 0
