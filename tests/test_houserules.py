@@ -75,7 +75,7 @@ def test_the_pin_index_is_read_back_from_the_cache_without_reading_the_pin(
         tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo) -> None:
     """One file per commit under ``<root>/symbols``; a fresh process answers from it without reading a blob."""
     root = tmp_path / "root"
-    shutil.copytree(fetched_cache, root)
+    shutil.copytree(fetched_cache / "git", root / "git")  # the pin alone: other tests' cache entries stay behind
     lock = tmp_path / "sources.toml"
     lock.write_text(source_repo.lock_text())
     expected = ["helper", "Outer", "Outer.Inner", "Outer.Inner.method", "run"]

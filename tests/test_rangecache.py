@@ -133,7 +133,7 @@ def test_excerpts_read_symbols_through_the_cache(tmp_path: Path, fetched_cache: 
     lock = tmp_path / "sources.toml"
     lock.write_text(source_repo.lock_text())
     root = tmp_path / "root"
-    shutil.copytree(fetched_cache, root)
+    shutil.copytree(fetched_cache / "git", root / "git")  # the pin alone: other tests' cache entries stay behind
     store = SourceStore(load_lock(lock), root=root)
     excerpt = read_excerpt(store, "pkg/mod.py", pyobject="helper")
     assert excerpt.runs == [(4, 6)]
