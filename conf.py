@@ -50,6 +50,8 @@ html_search_language = "zh"
 # "事件", "循环") is then never found. These book terms are added to jieba's dictionary (one per line; jieba
 # picks a frequency that keeps each whole), so the index holds both the parts and the whole term.
 html_search_options = {"dict": str(ROOT / "sources" / "search-words.txt")}
+# The extension's zh search (slimebook.sphinxext.search) loads jieba only when a page is indexed, and works around
+# the Sphinx 9.0 stemmer name (sphinx-doc/sphinx#14229).
 
 pygments_style = "sphinx"
 highlight_language = "python"
@@ -154,18 +156,5 @@ def _report_mermaid(app) -> None:
             "mermaid %s from cdn.jsdelivr.net instead of _static.", _MERMAID_STATIC, mermaid_version)
 
 
-def _chinese_search_language():
-    """Sphinx 9.0's zh search writes ``window.Stemmer = ChineseStemmer`` but ships the English stemmer, so the
-    search page throws and finds nothing (sphinx-doc/sphinx#14229, fixed by #14416, not yet released). The JS
-    class name is built from ``language_name``: name the English stemmer it really uses."""
-    from sphinx.search.zh import SearchChinese
-
-    if SearchChinese.js_stemmer_rawcode != "english-stemmer.js" or SearchChinese.language_name == "English":
-        return None
-    return type("SearchChineseEnglishStemmer", (SearchChinese,), {"language_name": "English"})
-
-
 def setup(app):
     app.connect("builder-inited", _report_mermaid)
-    if (fixed := _chinese_search_language()) is not None:
-        app.add_search_language(fixed)

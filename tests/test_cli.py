@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import re
 from pathlib import Path
 
 import pytest
 
 from conftest import SourceRepo
-from slimebook.cli import main
+from slimebook.cli import main, tty_progress
 
 
 def run(lock: Path, *args: str) -> int:
@@ -102,3 +104,35 @@ def test_verify_names_the_path_once_and_proposes_the_closest_symbol(cache: Path,
                       "Outer.Inner.method (`slimebook sources show pkg/mod.py --symbols` lists them all)")
     assert out[1].startswith(f"{page}:7: role pkg/gone.py: does not exist at ")
     assert all(line.count("pkg/gone.py") == 1 for line in out[1:2])
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_line_on_a_terminal_only() -> None:
+    assert tty_progress("scanning", io.StringIO()) is None  # a log or a pipe stays quiet
+    out = _Terminal()
+    display = tty_progress("scanning", out)
+    assert display is not None
+    assert list(display(iter(["a.py", "b/c.py"]), 2)) == ["a.py", "b/c.py"]
+    assert out.getvalue() == "\r\x1b[2Kscanning [1/2] a.py\r\x1b[2Kscanning [2/2] b/c.py\r\x1b[2K"
+
+
+def test_fetch_shows_gits_progress_on_a_stream_and_keeps_it_out_of_errors(
+    cache: Path, lock_file: Path, tmp_path: Path, source_repo: SourceRepo
+) -> None:
+    from slimebook.lock import load_lock
+    from slimebook.store import FetchError, SourceStore
+
+    shown = io.StringIO()
+    assert SourceStore(load_lock(lock_file)).fetch(progress=shown) is True
+    assert re.search(r"objects: +100% \(", shown.getvalue())  # git's own progress lines
+    lock = tmp_path / "l.toml"
+    lock.write_text(source_repo.lock_text().replace(source_repo.pin, "0" * 40))
+    failing = SourceStore(load_lock(lock))
+    with pytest.raises(FetchError) as info:
+        failing.fetch(progress=io.StringIO())
+    assert "0" * 40 in str(info.value) and "%" not in str(info.value)
+    assert not failing.git_dir.exists()

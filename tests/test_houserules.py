@@ -4,13 +4,18 @@ prose without a ``{slime}`` citation, with the role to write (issue 20)."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import SourceRepo, copy_root
+from slimebook.lock import load_lock
 from slimebook.sphinxext.houserules import needs_context_box
-from slimebook.symbols import scan_definitions
+from slimebook.store import SourceStore
+from slimebook.symbols import pin_symbols, scan_definitions
 
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -64,3 +69,31 @@ def test_patterns_and_the_definition_scan() -> None:
     text = ("class Box:\n    async def __aexit__(self):\n        def inner():\n            pass\n\n\n"
             "def helper():\n    pass\n")
     assert scan_definitions(text) == ["Box", "Box.__aexit__", "Box.__aexit__.inner", "helper"]
+
+
+def test_the_pin_index_is_read_back_from_the_cache_without_reading_the_pin(
+        tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo) -> None:
+    """One file per commit under ``<root>/symbols``; a fresh process answers from it without reading a blob."""
+    root = tmp_path / "root"
+    shutil.copytree(fetched_cache / "git", root / "git")  # the pin alone: other tests' cache entries stay behind
+    lock = tmp_path / "sources.toml"
+    lock.write_text(source_repo.lock_text())
+    expected = ["helper", "Outer", "Outer.Inner", "Outer.Inner.method", "run"]
+    symbols = pin_symbols(SourceStore(load_lock(lock), root=root))
+    assert [q for q in symbols.qualified if symbols.qualified[q] == ("pkg/mod.py",)] == expected
+    assert [p.name for p in (root / "symbols").rglob("*.json")] == [f"{source_repo.pin}.json"]
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from slimebook.lock import load_lock\n"
+        "from slimebook.store import SourceStore\n"
+        "from slimebook.symbols import pin_symbols\n"
+        "def refuse(self, path):\n"
+        "    raise AssertionError('read ' + path)\n"
+        "SourceStore.read_text = refuse\n"
+        f"symbols = pin_symbols(SourceStore(load_lock(Path({str(lock)!r})), root=Path({str(root)!r})))\n"
+        "print(*[q for q in symbols.qualified if symbols.qualified[q] == ('pkg/mod.py',)])\n"
+        "print(*symbols.lookup('method'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [" ".join(expected), "Outer.Inner.method"]

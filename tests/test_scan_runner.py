@@ -221,3 +221,46 @@ def test_cli_scan_without_the_pin_is_a_store_error(tmp_path: Path, monkeypatch: 
                     encoding="utf-8")
     assert cli.main(["--lock", str(lock), "scan"]) == 2
     assert "not in the source cache" in capsys.readouterr().err
+
+
+def test_progress_sees_every_cold_file_once_and_a_warm_scan_not_at_all(tmp_path: Path):
+    seen: list[tuple[int, list[str]]] = []
+
+    def progress(paths, count):
+        shown: list[str] = []
+        seen.append((count, shown))
+        for path in paths:
+            shown.append(path)
+            yield path
+
+    warm_first = {"a.py": GOOD}
+    scan_items(_items(warm_first), jobs=1, cache_dir=tmp_path)
+    scan_items(_items(FILES), jobs=2, cache_dir=tmp_path, progress=progress)
+    assert [(count, sorted(shown)) for count, shown in seen] == [(3, ["README.md", "bad.py", "pkg/b.py"])]
+    scan_items(_items(FILES, fail_load=True), jobs=1, cache_dir=tmp_path, progress=progress)
+    assert len(seen) == 1
+
+
+def test_a_progress_display_that_stops_early_loses_no_result(tmp_path: Path):
+    def first_only(paths, count):
+        yield next(iter(paths))
+
+    result = scan_items(_items(FILES), jobs=1, cache_dir=tmp_path, progress=first_only)
+    assert [f.path for f in result.files] == ["a.py", "bad.py", "pkg/b.py", "README.md"]
+    assert len(list(tmp_path.rglob("*.json"))) == 4
+
+
+def test_a_warm_scan_imports_no_libcst(tmp_path: Path):
+    """The scanner (and libcst) is imported on a cache miss only: a warm scan in a fresh process reads JSON."""
+    scan_items(_items(FILES), jobs=1, cache_dir=tmp_path)
+    script = (
+        "import sys, hashlib\n"
+        "from slimebook.scan import ScanItem, scan_items\n"
+        f"files = {FILES!r}\n"
+        "items = [ScanItem(p, 'doc' if p.endswith('.md') else 'code', hashlib.sha1(d).hexdigest(), lambda: 1 / 0)\n"
+        "         for p, d in files.items()]\n"
+        f"result = scan_items(items, jobs=1, cache_dir=__import__('pathlib').Path({str(tmp_path)!r}))\n"
+        "print(len(result.files), 'libcst' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["4", "False"]

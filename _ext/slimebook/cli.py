@@ -10,16 +10,19 @@ import argparse
 import dataclasses
 import io
 import os
+import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from . import drift
 from .atomicio import atomic_write
 from .citations import book_files, find_citations
 from .excerpt import ExcerptError, read_excerpt
 from .lock import LockError, load_lock, update_lock_file
-from .pyranges import SymbolError, definitions
+from .pyranges import SymbolError
+from .rangecache import blob_definitions
 from .store import SourceError, SourceStore
 
 DEFAULT_LOCK = Path("sources/sources.toml")
@@ -29,9 +32,35 @@ def _store(args: argparse.Namespace) -> SourceStore:
     return SourceStore(load_lock(args.lock, args.source))
 
 
+def tty_progress(label: str, stream: TextIO | None = None) -> Callable[[Iterable[str], int], Iterator[str]] | None:
+    """A progress display for a long step of the command line, or None when ``stream`` (default: standard error) is
+    not a terminal, so logs and pipes stay quiet.
+
+    The display is one line, rewritten in place for each item: ``label [12/433] slime/utils/http_utils.py``, cut to
+    the terminal's width, and erased when the items end. It has the shape
+    :func:`slimebook.scan.scan_items` takes as ``progress``: ``display(items, count)`` yields every item of ``items``.
+    """
+    out = stream or sys.stderr
+    if not out.isatty():
+        return None
+
+    def display(items: Iterable[str], count: int) -> Iterator[str]:
+        width = max(shutil.get_terminal_size().columns - 1, 20)
+        try:
+            for done, item in enumerate(items, 1):
+                out.write("\r\x1b[2K" + f"{label} [{done}/{count}] {item}"[:width])
+                out.flush()
+                yield item
+        finally:
+            out.write("\r\x1b[2K")
+            out.flush()
+
+    return display
+
+
 def cmd_fetch(args: argparse.Namespace) -> int:
     store = _store(args)
-    fetched = store.fetch()
+    fetched = store.fetch(progress=sys.stderr if sys.stderr.isatty() else None)  # git's own progress, on a terminal
     state = "fetched" if fetched else "already present"
     print(f"{store.lock.name}@{store.lock.commit}: {state} in {store.git_dir}")
     return 0
@@ -94,7 +123,7 @@ def _show_symbols(store: SourceStore, path: str, spec: str) -> int:
         return 2
     try:
         real = store.resolve(path)
-        defs = definitions(store.read_text(real))
+        defs = blob_definitions(store.root, store.blob_id(real), store.read_text(real))
     except SourceError as exc:  # the message quotes the path
         print(f"slimebook: {exc}", file=sys.stderr)
         return 2
@@ -179,7 +208,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
     store = _store(args)
     store.require()
-    result = scan_store(store, jobs=args.jobs, cache=not args.no_cache)
+    result = scan_store(store, jobs=args.jobs, cache=not args.no_cache, progress=tty_progress("scanning"))
     to_stdout = False
     for path, writer in ((args.json, write_json), (args.tsv, write_tsv)):
         if path is None:

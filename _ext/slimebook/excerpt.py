@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .lines import expand_tabs
-from .pyranges import SymbolError, symbol_range
+from .pyranges import SymbolError, select_definition
+from .rangecache import blob_definitions
 from .spans import runs_label
 from .store import SourceError, SourceStore
 
@@ -123,10 +125,10 @@ def _check_options(options: dict[str, object]) -> None:
 
 
 def _select(lines: list[str], text: str, spec: str | None, pyobject: str | None,
-            path: str = "PATH") -> list[tuple[int, int]]:
+            path: str = "PATH", blob: str = "", cache: Path | None = None) -> list[tuple[int, int]]:
     if pyobject:
-        try:
-            return [symbol_range(text, pyobject)]
+        try:  # the ranges of a blob are parsed once and kept on disk (slimebook.rangecache)
+            return [select_definition(blob_definitions(cache if blob else None, blob, text), pyobject)]
         except SymbolError as exc:
             hint = f" (`slimebook sources show {path} --symbols` lists them all)" if "no definition" in str(exc) else ""
             raise ExcerptError(f"{exc}{hint}", option=":pyobject:") from exc
@@ -171,7 +173,8 @@ def read_excerpt(
         store: the source store holding the pin.
         path: repo-relative path as written by the author.
         lines: a line spec (see :func:`parse_line_spec`), or None.
-        pyobject: a qualified definition name (see :mod:`slimebook.pyranges`), or None.
+        pyobject: a qualified definition name (see :mod:`slimebook.pyranges`), or None; the file's definitions are
+            read from the range cache under the store's ``root`` (:mod:`slimebook.rangecache`: parsed once per blob).
         emphasize: a line spec in *source* line numbers; every line must be inside the selection.
     Returns:
         The :class:`Excerpt`; the whole file when neither ``lines`` nor ``pyobject`` is given.
@@ -188,7 +191,7 @@ def read_excerpt(
             blob = store.blob_id(real)
         except SourceError as exc:
             raise ExcerptError(str(exc)) from exc
-        runs = _select(file_lines, text, lines, pyobject, path)
+        runs = _select(file_lines, text, lines, pyobject, path, blob, getattr(store, "root", None))
         marked = _emphasis(emphasize, runs)
     except ExcerptError as exc:
         raise exc.located(path=path) from exc

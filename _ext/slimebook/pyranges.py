@@ -15,11 +15,12 @@ import functools
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from typing import TYPE_CHECKING
 
 from .lines import split_lines
+
+if TYPE_CHECKING:  # libcst is imported where a text is parsed: selecting among known definitions needs none of it
+    import libcst as cst
 
 __all__ = ["Definition", "SymbolError", "closest_names", "definitions", "select_definition", "symbol_range"]
 
@@ -38,38 +39,46 @@ class Definition:
     end: int
 
 
-class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+@functools.cache
+def _collector_type() -> type:
+    """The libcst visitor class collecting definitions (made on first use, so importing this module costs no libcst)."""
+    import libcst as cst
+    from libcst.metadata import PositionProvider
 
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__()
-        self.lines = lines
-        self.kinds = _line_kinds(lines)
-        self.stack: list[str] = []
-        self.found: list[Definition] = []
+    class _Collector(cst.CSTVisitor):
+        METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def _record(self, node: cst.FunctionDef | cst.ClassDef, kind: str) -> None:
-        pos = self.get_metadata(PositionProvider, node)
-        start = pos.start.line
-        for deco in node.decorators:
-            start = min(start, self.get_metadata(PositionProvider, deco).start.line)
-        head = self.get_metadata(PositionProvider, node.name).start.line
-        end = _trim_end(self.lines, self.kinds, head, _extend_end(self.lines, self.kinds, head, pos.end.line))
-        qualname = ".".join([*self.stack, node.name.value])
-        self.found.append(Definition(qualname, kind, start, end))
-        self.stack.append(node.name.value)
+        def __init__(self, lines: list[str]) -> None:
+            super().__init__()
+            self.lines = lines
+            self.kinds = _line_kinds(lines)
+            self.stack: list[str] = []
+            self.found: list[Definition] = []
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._record(node, "function")
+        def _record(self, node: cst.FunctionDef | cst.ClassDef, kind: str) -> None:
+            pos = self.get_metadata(PositionProvider, node)
+            start = pos.start.line
+            for deco in node.decorators:
+                start = min(start, self.get_metadata(PositionProvider, deco).start.line)
+            head = self.get_metadata(PositionProvider, node.name).start.line
+            end = _trim_end(self.lines, self.kinds, head, _extend_end(self.lines, self.kinds, head, pos.end.line))
+            qualname = ".".join([*self.stack, node.name.value])
+            self.found.append(Definition(qualname, kind, start, end))
+            self.stack.append(node.name.value)
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.stack.pop()
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self._record(node, "function")
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._record(node, "class")
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            self.stack.pop()
 
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.stack.pop()
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self._record(node, "class")
+
+        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+            self.stack.pop()
+
+    return _Collector
 
 
 def _indent(line: str) -> str:
@@ -141,12 +150,15 @@ def _trim_end(lines: list[str], kinds: _LineKinds, head: int, end: int) -> int:
 
 @functools.lru_cache(maxsize=128)
 def _definitions(text: str) -> tuple[Definition, ...]:
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper
+
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise SymbolError(f"does not parse: {exc.message} (line {exc.raw_line})") from exc
     lines = split_lines(text)
-    collector = _Collector(lines)
+    collector = _collector_type()(lines)
     MetadataWrapper(module, unsafe_skip_copy=True).visit(collector)
     return tuple(collector.found)
 

@@ -14,6 +14,7 @@ atomic on one file system). Files are read without a work tree through one long-
 
 from __future__ import annotations
 
+import codecs
 import os
 import posixpath
 import re
@@ -22,9 +23,10 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from .lines import split_lines
 from .lock import SourceLock
@@ -124,13 +126,40 @@ def _git_env(**extra: str) -> dict[str, str]:
     return {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C", **extra}
 
 
-def _git(*args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, env=_git_env(), capture_output=True, text=True, check=False
-    )
+def _git(*args: str, cwd: Path | None = None, check: bool = True,
+         progress: TextIO | None = None) -> subprocess.CompletedProcess[str]:
+    if progress is None:
+        proc = subprocess.run(
+            ["git", *args], cwd=cwd, env=_git_env(), capture_output=True, text=True, check=False
+        )
+    else:
+        proc = _git_showing_progress(args, cwd, progress)
     if check and proc.returncode != 0:
         raise FetchError(f"git {' '.join(args)} failed (exit {proc.returncode}): {proc.stderr.strip()}")
     return proc
+
+
+#: a progress line of git (``Receiving objects:  42% (120/285)``), left out of error messages
+_GIT_PROGRESS_RE = re.compile(r"^(?:remote: )?[A-Z][a-z]+(?: [a-z]+)*: +\d+% \(")
+
+
+def _git_showing_progress(args: Sequence[str], cwd: Path | None, progress: TextIO) -> subprocess.CompletedProcess[str]:
+    """Run git with its standard error copied to ``progress`` as it arrives (progress lines end with ``\\r``) and kept,
+    without the progress lines, for an error message; standard output is discarded."""
+    proc = subprocess.Popen(["git", *args], cwd=cwd, env=_git_env(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    kept = bytearray()
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a chunk may end inside a character
+    while chunk := os.read(proc.stderr.fileno(), 4096):
+        kept += chunk
+        progress.write(decoder.decode(chunk))
+        progress.flush()
+    proc.stderr.close()
+    code = proc.wait()
+    lines = bytes(kept).decode("utf-8", "replace").replace("\r", "\n").splitlines()
+    message = "\n".join(line for line in lines if line.strip() and not _GIT_PROGRESS_RE.match(line))
+    return subprocess.CompletedProcess(["git", *args], code, "", message)
 
 
 STALE_TEMP_SECONDS = 3600
@@ -197,9 +226,11 @@ class SourceStore:
                 f"{self.root}; fetch it with: {FETCH_COMMAND}"
             )
 
-    def fetch(self) -> bool:
+    def fetch(self, progress: TextIO | None = None) -> bool:
         """Fetch the pinned commit (depth 1) into the cache unless it is already there.
 
+        Args:
+            progress: a stream (a terminal) that shows git's progress while fetching; None fetches quietly.
         Returns:
             True when a fetch happened, False when the pin was already present (nothing is run).
         Raises:
@@ -215,7 +246,8 @@ class SourceStore:
         try:
             _git("init", "--quiet", "--bare", str(tmp))
             url = self.source_url()
-            _git("fetch", "--quiet", "--depth", "1", "--no-tags", url, self.lock.commit, cwd=tmp)
+            _git("fetch", "--quiet" if progress is None else "--progress", "--depth", "1", "--no-tags", url,
+                 self.lock.commit, cwd=tmp, progress=progress)
             _git("update-ref", f"refs/pins/{self.lock.name}", self.lock.commit, cwd=tmp)
             _git("cat-file", "-e", f"{self.lock.commit}^{{commit}}", cwd=tmp)
             try:

@@ -3,14 +3,22 @@
 A cheap, line-based index (no parse: the lint asks about every inline code span of the book, and a libcst parse of
 every file at the pin costs seconds): each ``def``/``async def``/``class`` line of every ``.py`` file, nested by
 indentation into qualified names (``E2BSandbox.__aexit__``). For exact ranges use :mod:`slimebook.pyranges`.
+
+The index of a commit is kept under the store's cache root, ``symbols/<version>/<commit>.json`` (the version is a
+digest of this module and of the store, so an edit of the rule renews it; written atomically): an incremental build
+that lints one chapter reads one file instead of every ``.py`` file at the pin.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
+from .atomicio import atomic_write
 from .store import SourceStore
 
 __all__ = ["PinSymbols", "pin_symbols", "scan_definitions"]
@@ -56,8 +64,44 @@ class PinSymbols:
         return found
 
 
+@functools.lru_cache(maxsize=1)
+def _version() -> str:
+    """A digest of this module and of the store (which decodes the files): an edit of either renews the cache."""
+    digest = hashlib.sha1()
+    for source in (Path(__file__), Path(__file__).with_name("store.py")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _cached(path: Path) -> dict[str, list[str]] | None:
+    try:
+        data = json.loads(path.read_bytes())
+        qualified = data["qualified"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    ok = isinstance(qualified, dict) and all(isinstance(v, list) for v in qualified.values())
+    return qualified if ok else None
+
+
 @functools.lru_cache(maxsize=4)
 def _index(store: SourceStore, commit: str) -> PinSymbols:
+    root = getattr(store, "root", None)
+    entry = Path(root) / "symbols" / _version() / f"{commit}.json" if root is not None else None
+    qualified = _cached(entry) if entry is not None else None
+    if qualified is None:
+        qualified = _scan_pin(store)
+        if entry is not None:
+            try:
+                atomic_write(entry, json.dumps({"qualified": qualified}, ensure_ascii=False, separators=(",", ":")))
+            except OSError:  # an unwritable cache costs speed, not results
+                pass
+    last: dict[str, list[str]] = {}
+    for name in qualified:
+        last.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+    return PinSymbols({k: tuple(v) for k, v in qualified.items()}, {k: tuple(v) for k, v in last.items()})
+
+
+def _scan_pin(store: SourceStore) -> dict[str, list[str]]:
     qualified: dict[str, list[str]] = {}
     for path in store.files(".py"):
         try:
@@ -66,14 +110,12 @@ def _index(store: SourceStore, commit: str) -> PinSymbols:
             continue
         for name in scan_definitions(text):
             qualified.setdefault(name, []).append(path)
-    last: dict[str, list[str]] = {}
-    for name in qualified:
-        last.setdefault(name.rsplit(".", 1)[-1], []).append(name)
-    return PinSymbols({k: tuple(v) for k, v in qualified.items()}, {k: tuple(v) for k, v in last.items()})
+    return qualified
 
 
 def pin_symbols(store: SourceStore) -> PinSymbols:
-    """The definitions of every Python file at the store's pin (memoised per store and commit).
+    """The definitions of every Python file at the store's pin (memoised per store and commit, and on disk under
+    the store's cache root per commit and version of this module).
 
     Raises:
         SourceError: the pin is not in the cache.

@@ -20,13 +20,15 @@ survives lines inserted above it and a re-pin that leaves its function alone.
 Modules: :mod:`.categories` (the data table), :mod:`.records` (schema, ids, writers),
 :mod:`.imports` (scopes and the import table), :mod:`.evidence` (receiver types),
 :mod:`.visitor` (the walk), :mod:`.positions` (spans), :mod:`.docs` (Markdown blocks),
-:mod:`.runner` (cache and processes).
+:mod:`.runner` (cache and processes). The modules that need libcst (:mod:`.visitor`, :mod:`.docs` and theirs) are
+imported on the first cache miss, not with the package: a warm scan only reads JSON.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .categories import CATEGORIES
-from .docs import scan_markdown
 from .records import (
     RECORD_FIELDS,
     SCHEMA_VERSION,
@@ -38,8 +40,30 @@ from .records import (
     write_json,
     write_tsv,
 )
-from .runner import SCANNER_VERSION, ScanItem, default_cache_dir, scan_items, scan_store, scanner_version
-from .visitor import FileScan, scan_code
+from .runner import (
+    SCANNER_VERSION,
+    Progress,
+    ScanItem,
+    default_cache_dir,
+    scan_code,
+    scan_items,
+    scan_markdown,
+    scan_store,
+    scanner_version,
+)
+
+if TYPE_CHECKING:
+    from .visitor import FileScan
+
+
+def __getattr__(name: str) -> object:
+    """``FileScan`` from :mod:`.visitor` on first use: importing the package (for its table or a warm scan) costs
+    no libcst."""
+    if name == "FileScan":
+        from .visitor import FileScan
+
+        return FileScan
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "CATEGORIES",
@@ -48,6 +72,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "FileScan",
     "Occurrence",
+    "Progress",
     "ScanError",
     "ScanItem",
     "ScanResult",

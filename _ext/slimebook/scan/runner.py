@@ -21,23 +21,25 @@ import hashlib
 import json
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..atomicio import atomic_write
 from ..store import cache_root
 from .categories import table_digest
-from .docs import scan_markdown
 from .records import Occurrence, RawRecord, ScanError, ScannedFile, ScanResult, assign_ids
-from .visitor import FileScan, scan_code
 
-__all__ = ["SCANNER_VERSION", "ScanItem", "default_cache_dir", "scan_items", "scan_store", "scanner_version"]
+if TYPE_CHECKING:  # the scanner (and libcst) is imported on a cache miss only: a warm scan reads JSON
+    from .visitor import FileScan
+
+__all__ = ["SCANNER_VERSION", "Progress", "ScanItem", "default_cache_dir", "scan_code", "scan_items", "scan_markdown",
+           "scan_store", "scanner_version"]
 
 #: Bump when the meaning of the output changes (any edit of the table or of the scanner's source
 #: changes :func:`scanner_version` by itself, so a stale cache entry is never read).
@@ -99,6 +101,20 @@ def _read_entry(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and "records" in data else None
 
 
+def scan_code(data: bytes | str) -> FileScan:
+    """:func:`slimebook.scan.visitor.scan_code`, imported on first use (a warm scan reads JSON and needs no libcst)."""
+    from .visitor import scan_code as scan
+
+    return scan(data)
+
+
+def scan_markdown(data: bytes | str) -> FileScan:
+    """:func:`slimebook.scan.docs.scan_markdown`, imported on first use (see :func:`scan_code`)."""
+    from .docs import scan_markdown as scan
+
+    return scan(data)
+
+
 def _scan_task(task: tuple[str, str, bytes, str | None]) -> dict[str, Any]:
     """Scan one file's bytes (runs in a worker); writes the cache entry unless it is an internal error."""
     source, blob, data, cache = task
@@ -115,22 +131,32 @@ def _scan_task(task: tuple[str, str, bytes, str | None]) -> dict[str, Any]:
     return entry
 
 
-def _run_pool(tasks: list[tuple[str, str, bytes, str | None]], workers: int) -> list[dict[str, Any]]:
-    """Scan ``tasks`` on ``workers`` processes. If a worker dies (libcst's native parser can crash
-    the process on pathological input), every task left without a result is rerun alone in its own
-    process, so one bad file costs only its own result."""
-    results: list[dict[str, Any] | None] = [None] * len(tasks)
+def _run_pool(tasks: list[tuple[str, str, bytes, str | None]], workers: int,
+              results: list[dict[str, Any] | None]) -> Iterator[int]:
+    """Scan ``tasks`` on ``workers`` processes into ``results``, yielding each task's index when its result is in
+    (in task order). If a worker dies (libcst's native parser can crash the process on pathological input), every
+    task left without a result is rerun alone in its own process, so one bad file costs only its own result."""
+    from . import docs, visitor  # noqa: F401 - imported before the workers fork, so each inherits libcst
+
     with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
         futures = [pool.submit(_scan_task, task) for task in tasks]
         for index, future in enumerate(futures):
             try:
                 results[index] = future.result()
             except BrokenProcessPool:
-                pass
+                continue
+            yield index
     for index, result in enumerate(results):
         if result is None:
             results[index] = _isolated(tasks[index])
-    return results  # type: ignore[return-value]
+            yield index
+
+
+def _run_serial(tasks: list[tuple[str, str, bytes, str | None]],
+                results: list[dict[str, Any] | None]) -> Iterator[int]:
+    for index, task in enumerate(tasks):
+        results[index] = _scan_task(task)
+        yield index
 
 
 def _isolated_main(task: tuple[str, str, bytes, str | None], conn) -> None:
@@ -174,9 +200,14 @@ def _available_cores() -> int:
         return os.cpu_count() or 1
 
 
+#: ``progress(paths, count)``: iterates over ``paths`` (the files scanned, each yielded when its result is in) and
+#: yields each one, showing progress on the way (``sphinx.util.display.status_iterator`` has this shape).
+Progress = Callable[[Iterable[str], int], Iterable[str]]
+
+
 def scan_items(
     items: Sequence[ScanItem], *, jobs: int | None = None, cache: bool = True, cache_dir: Path | None = None,
-    commit: str | None = None,
+    commit: str | None = None, progress: Progress | None = None,
 ) -> ScanResult:
     """Scan ``items`` (cache first, then the misses in parallel) and assemble the result.
 
@@ -186,6 +217,8 @@ def scan_items(
         cache: read and write the cache.
         cache_dir: the cache directory (default :func:`default_cache_dir`).
         commit: recorded in the result.
+        progress: shows the cold files as they are scanned (see :data:`Progress`); not called when every file is in
+            the cache.
     Returns:
         A :class:`~slimebook.scan.records.ScanResult`.
     Raises:
@@ -207,12 +240,16 @@ def scan_items(
         tasks = [(items[i].source, items[i].blob, items[i].load(), target) for i in misses]
         order = sorted(range(len(tasks)), key=lambda k: -len(tasks[k][2]))
         workers = min(jobs or _available_cores(), len(tasks))
-        if workers <= 1:
-            results = [_scan_task(tasks[k]) for k in order]
-        else:
-            results = _run_pool([tasks[k] for k in order], workers)
+        ordered = [tasks[k] for k in order]
+        results: list[dict[str, Any] | None] = [None] * len(ordered)
+        done = _run_serial(ordered, results) if workers <= 1 else _run_pool(ordered, workers, results)
+        paths = (items[misses[order[index]]].path for index in done)
+        for _ in progress(paths, len(ordered)) if progress else paths:
+            pass
+        for _ in paths:  # whatever a progress display left unread
+            pass
         for k, entry in zip(order, results, strict=True):
-            entries[misses[k]] = entry
+            entries[misses[k]] = entry  # type: ignore[assignment]  # every result is in once `done` is exhausted
     return _assemble(items, entries, version, commit)
 
 
@@ -237,7 +274,7 @@ def _assemble(items: Sequence[ScanItem], entries: dict[int, dict[str, Any]], ver
 
 
 def scan_store(store, jobs: int | None = None, *, cache: bool = True, cache_dir: Path | None = None,
-               docs: bool = True) -> ScanResult:
+               docs: bool = True, progress: Progress | None = None) -> ScanResult:
     """Scan every ``*.py`` file and every Markdown file's fenced Python blocks at the pin.
 
     Args:
@@ -247,6 +284,7 @@ def scan_store(store, jobs: int | None = None, *, cache: bool = True, cache_dir:
         cache: use the scan cache (see module docstring).
         cache_dir: override the cache directory (default ``cache_root() / "scan"``).
         docs: also scan ``*.md`` files (records with ``source="doc"``).
+        progress: shows the files scanned when some are not in the cache (see :func:`scan_items`).
     Returns:
         A :class:`~slimebook.scan.records.ScanResult` with ``.records``, ``.files``, ``.errors``,
         ``.version``.
@@ -257,7 +295,8 @@ def scan_store(store, jobs: int | None = None, *, cache: bool = True, cache_dir:
     if docs:
         items += [ScanItem(p, "doc", store.blob_id(p), _loader(store, p)) for p in store.files(".md")]
     lock = getattr(store, "lock", None)
-    return scan_items(items, jobs=jobs, cache=cache, cache_dir=cache_dir, commit=getattr(lock, "commit", None))
+    return scan_items(items, jobs=jobs, cache=cache, cache_dir=cache_dir, commit=getattr(lock, "commit", None),
+                      progress=progress)
 
 
 def _loader(store, path: str) -> Callable[[], bytes]:

@@ -11,13 +11,15 @@ or when a lesson they list changed.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
+from sphinx.util.display import status_iterator
 
-from ..scan import ScanResult, scan_store, scanner_version
+from ..scan import Progress, ScanResult, scan_store, scanner_version
 from ..usage import Figures
 from .context import get_store, lock_path
 from .envdata import doc_data, keep_per_doc
@@ -45,12 +47,21 @@ def scan_key(env: BuildEnvironment) -> str:
     return f"{commit}:{version}"
 
 
+def _progress(env: BuildEnvironment) -> Progress | None:
+    """Sphinx's ``status_iterator`` over the files a cold scan parses, on a terminal; None elsewhere (a log gets the
+    one summary line of :func:`scan_at_start`)."""
+    if not sys.stdout.isatty():
+        return None
+    return lambda paths, count: status_iterator(paths, "slimebook: scanning the pin... ", "darkgreen", count,
+                                                env.config.verbosity)
+
+
 def get_scan(env: BuildEnvironment) -> ScanResult:
     """The scan of the pin, computed on first use in this process and kept (one entry) afterwards."""
     key = _key(env)
     result = _SCANS.get(key)
     if result is None:
-        result = scan_store(get_store(env))
+        result = scan_store(get_store(env), progress=_progress(env))
         _SCANS.clear()
         _FIGURES.clear()
         _SCANS[key] = result

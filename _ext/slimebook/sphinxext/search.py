@@ -1,0 +1,61 @@
+"""The book's Chinese search: Sphinx's jieba segmentation, with jieba's dictionary loaded only when a text is indexed.
+
+Sphinx's ``SearchChinese`` loads jieba's dictionary (about 0.4 s with jieba's cache file, 1.5 s without) in its
+constructor, which the HTML builder calls in ``prepare_writing`` of every build, also of one that writes no page
+(the index is then only pruned and dumped again). :class:`ChineseSearch` is the same search with the load moved to
+the first text it segments: a build that indexes a page loads the dictionary once, as before; a build that indexes
+nothing never loads it. ``bench/edit.py`` prints the loads per build.
+
+It also names the stemmer it really uses: Sphinx 9.0's zh search writes ``window.Stemmer = ChineseStemmer`` but
+ships the English stemmer, so the search page threw and found nothing (sphinx-doc/sphinx#14229, fixed by #14416,
+not yet released). The JavaScript class name is built from ``language_name``, so it is ``English`` while the
+shipped stemmer is English and the name is not.
+
+The class is registered at ``builder-inited`` for HTML builders whose search language is Chinese, so other builds do
+not import jieba at all.
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+
+__all__ = ["chinese_search", "setup"]
+
+
+def chinese_search() -> type:
+    """The :class:`ChineseSearch` class (a subclass of ``sphinx.search.zh.SearchChinese``, made on first use)."""
+    from pathlib import Path
+
+    from sphinx.search.zh import JIEBA_DEFAULT_DICT, SearchChinese, jieba_load_userdict
+
+    stemmer_name = {"language_name": "English"} if (
+        SearchChinese.js_stemmer_rawcode == "english-stemmer.js" and SearchChinese.language_name != "English") else {}
+
+    class ChineseSearch(SearchChinese):
+        """``SearchChinese`` whose user dictionary (and so jieba's own) is loaded by the first :meth:`split`."""
+
+        def __init__(self, options: dict[str, str]) -> None:
+            self._user_words: str | None = options.get("dict", JIEBA_DEFAULT_DICT)
+            super().__init__({**options, "dict": ""})  # no dictionary here: it is loaded by the first split
+
+        def split(self, input: str) -> list[str]:  # noqa: A002 - Sphinx's parameter name
+            if self._user_words is not None:
+                words, self._user_words = self._user_words, None
+                if words and Path(words).is_file():
+                    jieba_load_userdict(str(words))  # as SearchChinese.__init__ does
+            return super().split(input)
+
+    for name, value in stemmer_name.items():
+        setattr(ChineseSearch, name, value)
+    return ChineseSearch
+
+
+def _register(app: Sphinx) -> None:
+    language = app.config.html_search_language or app.config.language or ""
+    if app.builder.format == "html" and language.split("_")[0] == "zh":
+        app.add_search_language(chinese_search())
+
+
+def setup(app: Sphinx) -> None:
+    """Register :class:`ChineseSearch` for ``zh`` when an HTML builder starts."""
+    app.connect("builder-inited", _register)

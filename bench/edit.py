@@ -1,0 +1,274 @@
+"""Edit-loop benchmark: every chapter's incremental rebuild against the floor, measured in one run.
+
+The **floor** of a chapter is a fresh build of a one-page book holding that chapter's text, with the book's own
+directives (``slime-source``, ``usage-index``, … every ``add_directive`` of ``slimebook.sphinxext``, and
+``toctree``) turned into plain ``text`` code fences and the book's roles (``{slime}``, ``{usage}``, …) and the
+cross-document ones (``{ref}``, ``{doc}``, ``{term}``, ``{numref}``: their targets are not in a one-page book) turned
+into inline code. Its ``conf.py`` runs the book's ``conf.py`` and keeps everything but the ``slimebook`` extension
+and what belongs to it: the same theme (furo), the same MyST, sphinx-design, mermaid, copybutton and intersphinx
+settings, the same Chinese search (jieba, with the book's dictionary) and the same ``setup``. It is what any Sphinx
+book with this chapter costs; the ratio says what the book's own machinery adds.
+
+Steps, all on a copy of the book in a temporary directory (without _build, .venv, .git, tests, caches), each build a
+``sphinx-build`` process run through ``bench/buildprobe.py``, serial as ``make html``:
+
+1. a full build of the copy (the machine's warm caches are used, as ``make html`` would; its libcst parses are
+   printed: more than zero means a cache was cold);
+2. for every chapter: the floor build, then touch the chapter in the copy and rebuild the book incrementally.
+   Printed per chapter: both wall times, their ratio (target for the heaviest chapter ≤ 1.2), the CPU ratio
+   (steadier on a shared machine), the documents re-read, the libcst parses (target 0: a warm incremental
+   build parses nothing) and the seconds spent in generated pages (``html-collect-pages``);
+3. ``make livehtml`` on the heaviest chapter (``bench/livehtml.py``): edit → served beside the floor, one rebuild,
+   one document re-read.
+
+Timing is reported, never asserted; ``--strict`` makes the exit status 1 when a target is missed. The pinned Slime
+sources must be in the cache (``make sources``).
+
+    .venv/bin/python bench/edit.py [--chapters 'chapters/guide/*'] [--repeat 2] [--no-livehtml] [--strict]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import fnmatch
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = Path(__file__).with_name("buildprobe.py")
+SKIP = shutil.ignore_patterns("_build", ".venv", ".git", "node_modules", "__pycache__", ".ruff_cache",
+                              ".hypothesis", ".pytest_cache", "*.egg-info", "bench", "tests")
+#: roles and directives whose targets are other documents: not in a one-page book
+CROSS_DOCUMENT_ROLES = {"ref", "doc", "term", "numref"}
+CROSS_DOCUMENT_DIRECTIVES = {"toctree"}
+#: the book's conf.py values the floor does not take: the extension's own, and what names other documents
+NOT_IN_FLOOR = {"extensions", "exclude_patterns", "html_sidebars", "root_doc", "nitpicky", "setup",
+                "html_static_path"}
+TARGET = 1.2
+
+FLOOR_CONF = '''\
+"""The floor book: the book's conf.py without the slimebook extension (written by bench/edit.py)."""
+import os
+import runpy
+import types
+
+_book = runpy.run_path({conf!r})
+for _name, _value in _book.items():
+    if (_name.startswith("_") or _name.startswith("slimebook_") or _name.startswith("latex_")
+            or _name in {skip!r} or isinstance(_value, types.ModuleType) or callable(_value)):
+        continue
+    globals()[_name] = _value
+extensions = [name for name in _book["extensions"] if name != "slimebook"]
+html_static_path = [p if os.path.isabs(p) else os.path.join({root!r}, p) for p in _book["html_static_path"]]
+root_doc = "index"
+
+
+def setup(app):
+    return _book["setup"](app)
+'''
+
+
+def registered_names() -> tuple[set[str], set[str]]:
+    """The directive and role names ``slimebook.sphinxext`` registers (``app.add_directive``/``add_role`` calls)."""
+    directives: set[str] = set()
+    roles: set[str] = set()
+    for path in sorted((ROOT / "_ext" / "slimebook" / "sphinxext").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                if node.func.attr == "add_directive":
+                    directives.add(node.args[0].value)
+                elif node.func.attr in ("add_role", "add_generic_role"):
+                    roles.add(node.args[0].value)
+    return directives, roles
+
+
+def floor_text(text: str, directives: set[str], roles: set[str]) -> str:
+    """``text`` with the fences of ``directives`` turned into ``text`` fences and ``roles`` into inline code."""
+    names = "|".join(re.escape(name) for name in sorted(directives, key=len, reverse=True))
+    fence = re.compile(rf"^([ \t>]*)(`{{3,}}|~{{3,}})\{{(?:{names})\}}.*$", re.M)
+    text = fence.sub(lambda m: f"{m[1]}{m[2]}text", text)
+    names = "|".join(re.escape(name) for name in sorted(roles, key=len, reverse=True))
+    role = re.compile(rf"\{{(?:{names})\}}(`+)(.+?)\1")
+    return role.sub(lambda m: f"{m[1]}{m[2]}{m[1]}", text)
+
+
+@dataclass
+class Build:
+    """One probed build: wall and CPU seconds (this process's children), and the probe's report."""
+
+    wall: float
+    cpu: float
+    report: dict = field(default_factory=dict)
+
+    @property
+    def parses(self) -> int:
+        return self.report["libcst"]["parses"]
+
+    @property
+    def pages(self) -> float:
+        return self.report["seconds"].get("pages", 0.0)
+
+    @property
+    def pages_cpu(self) -> float:
+        return self.report["cpu"].get("pages", 0.0)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def probed_build(args: list[str], report: Path) -> Build:
+    """Run ``sphinx-build args`` under the probe; raise with its output when it fails."""
+    report.unlink(missing_ok=True)
+    cpu, start = _children_cpu(), time.monotonic()
+    proc = subprocess.run([sys.executable, str(PROBE), str(report), *args], capture_output=True, text=True,
+                          env={**os.environ, "NO_COLOR": "1"})
+    wall, cpu = time.monotonic() - start, _children_cpu() - cpu
+    if proc.returncode != 0:
+        raise RuntimeError(f"build failed ({' '.join(args)}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return Build(wall, cpu, json.loads(report.read_text()))
+
+
+def best(builds: list[Build]) -> Build:
+    """Of repeated builds, the one with the least CPU (the least disturbed by other load)."""
+    return min(builds, key=lambda b: b.cpu)
+
+
+class Bench:
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.book = tmp / "book"
+        self.floor = tmp / "floor"
+        self.report = tmp / "report.json"
+        shutil.copytree(ROOT, self.book, ignore=SKIP, symlinks=True)
+        (self.floor / "src").mkdir(parents=True)
+        (self.floor / "src" / "conf.py").write_text(FLOOR_CONF.format(
+            conf=str(self.book / "conf.py"), root=str(self.book), skip=sorted(NOT_IN_FLOOR)), encoding="utf-8")
+        directives, roles = registered_names()
+        self.directives = directives | CROSS_DOCUMENT_DIRECTIVES
+        self.roles = roles | CROSS_DOCUMENT_ROLES
+
+    def book_build(self) -> Build:
+        return probed_build(["-q", "-b", "html", "-d", str(self.book / "_build" / "doctrees"), str(self.book),
+                             str(self.book / "_build" / "html")], self.report)
+
+    def floor_build(self, chapter: str) -> Build:
+        for stale in ("html", "doctrees"):
+            shutil.rmtree(self.floor / stale, ignore_errors=True)
+        text = (self.book / chapter).read_text(encoding="utf-8")
+        (self.floor / "src" / "index.md").write_text(floor_text(text, self.directives, self.roles), encoding="utf-8")
+        return probed_build(["-q", "-b", "html", "-d", str(self.floor / "doctrees"), str(self.floor / "src"),
+                             str(self.floor / "html")], self.report)
+
+    def touched_build(self, chapter: str) -> Build:
+        os.utime(self.book / chapter)
+        return self.book_build()
+
+
+def chapters(patterns: list[str]) -> list[str]:
+    found = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "chapters").rglob("*.md") if "examples" not in p.parts)
+    return [c for c in found if any(fnmatch.fnmatch(c, pattern) for pattern in patterns)]
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}, {os.cpu_count()} cores"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chapters", nargs="+", default=["*"], help="glob patterns of chapters (default: all)")
+    parser.add_argument("--repeat", type=int, default=1, help="builds per measurement; the least CPU counts")
+    parser.add_argument("--no-livehtml", action="store_true", help="skip the make livehtml measurement")
+    parser.add_argument("--livehtml-chapter", help="the chapter to edit under make livehtml (default: the heaviest)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary copies")
+    args = parser.parse_args(argv)
+    todo = chapters(args.chapters)
+    if not todo:
+        parser.error(f"no chapter matches {args.chapters}")
+
+    print(f"bench: {_load()} at start", flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix="slimebook-edit-"))
+    rows: list[tuple[str, Build, Build]] = []
+    try:
+        bench = Bench(tmp)
+        full = bench.book_build()
+        print(f"full build (fresh doctrees)          : {full.wall:6.1f} s  libcst parses {full.parses}"
+              f"  jieba loads {full.report['jieba']['loads']}", flush=True)
+        print(f"{'chapter':44} {'floor s':>7} {'rebuild s':>9} {'ratio':>6} {'cpu ratio':>9} {'re-read':>7} "
+              f"{'parses':>6} {'pages s':>7}", flush=True)
+        for chapter in todo:
+            floor = best([bench.floor_build(chapter) for _ in range(args.repeat)])
+            book = best([bench.touched_build(chapter) for _ in range(args.repeat)])
+            rows.append((chapter, floor, book))
+            print(f"{chapter:44} {floor.wall:7.2f} {book.wall:9.2f} {book.wall / floor.wall:6.2f} "
+                  f"{book.cpu / floor.cpu:9.2f} {len(book.report['read']):7d} {book.parses:6d} {book.pages:7.2f}",
+                  flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"kept {tmp}")
+
+    chapter, floor, book = max(rows, key=lambda row: row[2].cpu)  # the most work: CPU is steadier than wall
+    ratio = book.wall / floor.wall
+    parses = sum(b.parses for _, _, b in rows)
+    seconds = book.report["seconds"]
+    print()
+    print(f"heaviest chapter (most CPU)          : {chapter}")
+    print(f"  floor (one-page book, fresh build) : {floor.wall:6.2f} s  (cpu {floor.cpu:.2f} s; jieba "
+          f"{floor.report['jieba']['seconds']:.2f} s)")
+    print(f"  incremental rebuild                : {book.wall:6.2f} s  (cpu {book.cpu:.2f} s; in the build: init "
+          f"{seconds.get('init', 0):.2f}, read {seconds.get('read', 0):.2f}, write {seconds.get('write', 0):.2f}, "
+          f"finish {seconds.get('finish', 0):.2f} of which generated pages {book.pages:.2f}; jieba "
+          f"{book.report['jieba']['seconds']:.2f})")
+    without, without_cpu = book.wall - book.pages, book.cpu - book.pages_cpu
+    print(f"  without generated pages            : {without:6.2f} s  ({without / floor.wall:.2f}× the floor; cpu "
+          f"{without_cpu:.2f} s, {without_cpu / floor.cpu:.2f}×: the rebuild apart from html-collect-pages)")
+    print(f"  ratio                              : {ratio:6.2f}   (target ≤ {TARGET}; cpu ratio "
+          f"{book.cpu / floor.cpu:.2f})")
+    worst = max(rows, key=lambda r: r[2].wall / r[1].wall)
+    worst_cpu = max(rows, key=lambda r: r[2].cpu / r[1].cpu)
+    cpu_ratios = sorted(b.cpu / f.cpu for _, f, b in rows)
+    print(f"worst ratio                          : {worst[2].wall / worst[1].wall:6.2f}   ({worst[0]}); worst cpu "
+          f"ratio {worst_cpu[2].cpu / worst_cpu[1].cpu:.2f} ({worst_cpu[0]}); median cpu ratio "
+          f"{cpu_ratios[len(cpu_ratios) // 2]:.2f}")
+    print(f"libcst parses, warm incremental      : {parses:6d}   (target 0, over {len(rows)} rebuilds)")
+    print(f"jieba loads per build                : book {max(b.report['jieba']['loads'] for _, _, b in rows)}, "
+          f"floor {max(f.report['jieba']['loads'] for _, f, _ in rows)}   (target ≤ 1)")
+    missed = [name for name, ok in (("ratio", ratio <= TARGET), ("parses", parses == 0)) if not ok]
+
+    if not args.no_livehtml:
+        sys.path.insert(0, str(Path(__file__).parent))
+        import livehtml
+
+        edited = args.livehtml_chapter or chapter
+        live_floor = next((f for c, f, _ in rows if c == edited), None) or bench.floor_build(edited)
+        live = livehtml.measure(edited, quiet=5.0)
+        print(f"make livehtml, edit {edited}")
+        print(f"  edit → served                      : {live.served:6.2f} s  ({live.served / live_floor.wall:.2f}× "
+              f"the floor; rebuild {live.rebuild:.2f} s; initial build {live.full:.1f} s)")
+        print(f"  documents re-read                  : {len(live.reread):6d}   {', '.join(live.reread)}")
+        print(f"  rebuilds                           : {live.rebuilds:6d}")
+        missed += [name for name, ok in (("livehtml re-read", live.reread == [edited.removesuffix('.md')]),
+                                         ("livehtml rebuilds", live.rebuilds == 1)) if not ok]
+    print(f"bench: {_load()} at end")
+    print(f"targets missed: {', '.join(missed)}" if missed else "all targets met")
+    return 1 if args.strict and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
