@@ -351,8 +351,10 @@ def test_parallel_build_gives_the_same_html(build) -> None:
     serial = build("usage", parallel=0)
     parallel = build("usage", parallel=2)
     pages = ["index.html", "lesson-a.html", "lesson-b.html",
-             *(str(p.relative_to(serial.outdir)) for p in (serial.outdir / "_slimebook/usage").rglob("*.html"))]
-    assert len(pages) == 3 + 3 + len(CATEGORIES)
+             *(str(p.relative_to(serial.outdir)) for p in (serial.outdir / "_slimebook/usage").rglob("*.html")),
+             *(str(p.relative_to(serial.outdir)) for p in (serial.outdir / "_snapshot").rglob("*.html"))]
+    # the snapshot pages: app/loop.py, app/many.py, docs/guide.md, README.md
+    assert len(pages) == 3 + 3 + len(CATEGORIES) + 4
     for name in pages:
         assert (serial.outdir / name).read_text() == (parallel.outdir / name).read_text(), name
     for name in ("usage.json", "usage.tsv"):
