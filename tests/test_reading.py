@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -132,6 +133,22 @@ def test_heatmap_cells_link_to_generated_record_pages(build) -> None:
                if r.path.startswith("pkg/") and r.category == "asyncio"]
     assert records and all(f'id="{r.id}"' in page for r in records)  # every record is a row of the page
     assert (app.outdir / "_slimebook" / "usage" / "dir" / "_files.html").exists()  # the root's own files
+
+
+def test_record_pages_are_stamped_and_carry_no_diagram_script(build, sphinx_build) -> None:
+    app = build("reading")
+    page = app.outdir / "_slimebook" / "usage" / "dir" / "pkg.html"
+    stamps = app.outdir / "_slimebook" / "usage" / "dir" / ".stamps.json"
+    assert sorted(json.loads(stamps.read_text())) == ["*", "pkg", "pkg/*"]
+    before = page.stat().st_mtime_ns
+    sphinx_build(app.srcdir)  # nothing changed: the record pages are not written again
+    assert page.stat().st_mtime_ns == before
+    stamps.write_text("{}")  # a stale stamp: written again
+    sphinx_build(app.srcdir)
+    assert page.stat().st_mtime_ns != before
+    # the page's doctree reaches html-page-context: mermaid adds its script to the diagram's page only
+    assert "mermaid.esm.min.mjs" in (app.outdir / "index.html").read_text()
+    assert "mermaid" not in page.read_text()
 
 
 def _scan(app):
