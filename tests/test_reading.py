@@ -149,6 +149,7 @@ def test_record_pages_are_stamped_and_carry_no_diagram_script(build, sphinx_buil
     # the page's doctree reaches html-page-context: mermaid adds its script to the diagram's page only
     assert "mermaid.esm.min.mjs" in (app.outdir / "index.html").read_text()
     assert "mermaid" not in page.read_text()
+    assert "mermaid" not in (app.outdir / "_snapshot" / "pkg" / "mod.py.html").read_text()
 
 
 def _scan(app):
@@ -197,7 +198,7 @@ def test_snapshot_pages_link_back_to_the_citing_sections(build) -> None:
     assert 'href="../../index.html#unit-paths">Reading § Paths</a>（2 处）' in page
     # every cited range is listed and marked: helper L4-L6, Outer.Inner.method L11-L15, run L20-L21
     for a, b in ((4, 6), (11, 15), (20, 21)):
-        assert f'<li id="cited-L{a}-L{b}"><a href="#L{a}">L{a}–L{b}</a>' in page
+        assert f'<li id="cited-L{a}-L{b}"><p><a class="reference internal" href="#L{a}">L{a}–L{b}</a> ← ' in page
         assert re.search(rf'<span id="L{a}"><a href="#L{a}"><span class="linenos">\s*{a}</span></a>'
                          rf'<a class="slime-cited-mark" href="#cited-L{a}-L{b}"', page)
     style = re.search(r"<style>(.*?) \{ background", page).group(1)
