@@ -449,8 +449,9 @@ def _batch(app: Sphinx) -> PageBatch | None:
     cov = book_coverage(app, waivers)
     builders = _builders(cov, waivers)
     titles = _titles()
-    rows = Counter(category_page(r.category) for r in get_scan(app.env).records)  # a page's cost: its table rows
-    rows.update({FILES_PAGE: len(get_scan(app.env).files), COVERAGE_PAGE: len(cov.rows)})
+    records = get_scan(app.env).records
+    rows = Counter(category_page(r.category) for r in records)  # a page's cost: its table rows
+    rows.update({FILES_PAGE: len({r.path for r in records}), COVERAGE_PAGE: len(cov.rows)})
     jobs = [PageJob(page, titles[page], builders[page], cost=rows[page] + 1) for page in _pages()]
     return PageBatch(jobs, lambda: atomic_write(stamp_file, stamp))
 
