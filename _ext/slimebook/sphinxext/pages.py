@@ -14,8 +14,8 @@ the body is rendered with ``builder.render_partial``, with every link relative t
 * **One page from** ``html-collect-pages``: ``(pagename, {"title": …, "body": page.html(body)}, "page.html")``.
 
 Either way the page is not a document, so its navigation (the whole toctree, which Furo turns into its sidebar)
-does not depend on the page but on the directory its links are relative to: :func:`_share_navigation` computes
-it once per directory and build instead of once per page.
+does not depend on the page but on the directory its links are relative to: :func:`_share_navigation` resolves
+it once per build and draws it once per directory, instead of both once per page.
 """
 
 from __future__ import annotations
@@ -365,8 +365,8 @@ _NAV = "slimebook_shared_navigation"
 
 
 class _Targets:
-    """The builder, except that a link made by the toctree resolver keeps its target: ``\0<target>\0`` (made
-    relative to a real page by :meth:`_Navigation.html`)."""
+    """The builder, except that a link made by the toctree resolver keeps its target, between two NUL
+    characters (made relative to a real page by :meth:`_Navigation.html`)."""
 
     def __init__(self, builder: Any) -> None:
         self._builder = builder
