@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -134,6 +135,23 @@ def test_heatmap_cells_link_to_generated_record_pages(build) -> None:
     assert (app.outdir / "_slimebook" / "usage" / "dir" / "_files.html").exists()  # the root's own files
 
 
+def test_record_pages_are_stamped_and_carry_no_diagram_script(build, sphinx_build) -> None:
+    app = build("reading")
+    page = app.outdir / "_slimebook" / "usage" / "dir" / "pkg.html"
+    stamps = app.outdir / "_slimebook" / "usage" / "dir" / ".stamps.json"
+    assert sorted(json.loads(stamps.read_text())) == ["*", "pkg", "pkg/*"]
+    before = page.stat().st_mtime_ns
+    sphinx_build(app.srcdir)  # nothing changed: the record pages are not written again
+    assert page.stat().st_mtime_ns == before
+    stamps.write_text("{}")  # a stale stamp: written again
+    sphinx_build(app.srcdir)
+    assert page.stat().st_mtime_ns != before
+    # the page's doctree reaches html-page-context: mermaid adds its script to the diagram's page only
+    assert "mermaid.esm.min.mjs" in (app.outdir / "index.html").read_text()
+    assert "mermaid" not in page.read_text()
+    assert "mermaid" not in (app.outdir / "_snapshot" / "pkg" / "mod.py.html").read_text()
+
+
 def _scan(app):
     from slimebook.sphinxext.usage import get_scan
 
@@ -180,7 +198,7 @@ def test_snapshot_pages_link_back_to_the_citing_sections(build) -> None:
     assert 'href="../../index.html#unit-paths">Reading § Paths</a>（2 处）' in page
     # every cited range is listed and marked: helper L4-L6, Outer.Inner.method L11-L15, run L20-L21
     for a, b in ((4, 6), (11, 15), (20, 21)):
-        assert f'<li id="cited-L{a}-L{b}"><a href="#L{a}">L{a}–L{b}</a>' in page
+        assert f'<li id="cited-L{a}-L{b}"><p><a class="reference internal" href="#L{a}">L{a}–L{b}</a> ← ' in page
         assert re.search(rf'<span id="L{a}"><a href="#L{a}"><span class="linenos">\s*{a}</span></a>'
                          rf'<a class="slime-cited-mark" href="#cited-L{a}-L{b}"', page)
     style = re.search(r"<style>(.*?) \{ background", page).group(1)

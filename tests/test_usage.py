@@ -351,8 +351,10 @@ def test_parallel_build_gives_the_same_html(build) -> None:
     serial = build("usage", parallel=0)
     parallel = build("usage", parallel=2)
     pages = ["index.html", "lesson-a.html", "lesson-b.html",
-             *(str(p.relative_to(serial.outdir)) for p in (serial.outdir / "_slimebook/usage").rglob("*.html"))]
-    assert len(pages) == 3 + 3 + len(CATEGORIES)
+             *(str(p.relative_to(serial.outdir)) for p in (serial.outdir / "_slimebook/usage").rglob("*.html")),
+             *(str(p.relative_to(serial.outdir)) for p in (serial.outdir / "_snapshot").rglob("*.html"))]
+    # the snapshot pages: app/loop.py, app/many.py, docs/guide.md, README.md
+    assert len(pages) == 3 + 3 + len(CATEGORIES) + 4
     for name in pages:
         assert (serial.outdir / name).read_text() == (parallel.outdir / name).read_text(), name
     for name in ("usage.json", "usage.tsv"):
@@ -438,3 +440,23 @@ def test_a_redirected_occurrence_id_keeps_its_generated_page(build, tmp_path: Pa
     assert "本页已移动" not in html
     assert f'id="{new_id}"' in html
     assert f'var m={{"occ-000000000000": "#{new_id}"}}' in html  # same page: the script jumps to the new id
+
+
+def test_a_new_redirect_line_renews_the_generated_pages(build, tmp_path: Path) -> None:
+    """The redirect lines are part of every generated page's stamp: each page carries the script for its moved
+    ids, so an incremental build after a new line writes the page again."""
+    import shutil
+
+    srcdir = tmp_path / "redirect-later"
+    shutil.copytree(ROOTS / "test-usage", srcdir)
+    first = build("usage")
+    (srcdir / "sources.toml").write_text((Path(first.srcdir) / "sources.toml").read_text())
+    (srcdir / "redirects.txt").write_text("")
+    with (srcdir / "conf.py").open("a") as conf:
+        conf.write('slimebook_anchors_redirects = "redirects.txt"\n')
+    page = "_slimebook/usage/category/asyncio"
+    out = build("usage", srcdir=srcdir).outdir
+    new_id = re.search(r'id="(occ-[0-9a-f]{12})"', (out / f"{page}.html").read_text()).group(1)
+    (srcdir / "redirects.txt").write_text(f"{page}#occ-000000000000 {page}#{new_id}\n")
+    html = (build("usage", srcdir=srcdir).outdir / f"{page}.html").read_text()
+    assert f'var m={{"occ-000000000000": "#{new_id}"}}' in html

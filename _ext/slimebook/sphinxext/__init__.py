@@ -19,6 +19,7 @@ from . import (
     houserules,
     latex,
     numbers,
+    pages,
     reader,
     reading,
     redirectpages,
@@ -37,6 +38,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
     diagnostics.setup(app)  # one path for warnings; documents that warned are read again
     context.setup(app)  # the store opened for the build, at builder-inited
+    pages.setup(app)  # generated pages: written in one batch (parallel with -j N), one navigation per directory
     source.setup(app)
     snapshot.setup(app)
     backlinks.setup(app)  # snapshot pages link back to the sections citing them

@@ -3,39 +3,41 @@ done for every cited line range).
 
 The citations :mod:`.source` records on the environment (document, line, path, runs) are grouped by path.
 Each citation is placed in the section of its document that holds its line (the last section title at or
-above it), so a snapshot page can say, at the top, which chapters cite the file and how often, list every
-cited range with links to the citing sections, and mark the cited lines: a style rule colours their
+above it), so a snapshot page can say, at the top, which chapters cite the file and how often (:func:`header`,
+docutils nodes), list every cited range with links to the citing sections, and mark the cited lines
+(:func:`cited_lines`, :func:`line_marks`: data the snapshot page's code node draws): a style rule colours their
 ``#L<n>`` ids, and the first line of a range gets an empty link ``a.slime-cited-mark`` to that range's entry,
 placed after the line-number link (the line spans themselves are not changed). Citations of a whole file
 count in the list but mark no lines.
 
-:mod:`.snapshot` calls :func:`decorate` on each page's fragment and adds :func:`stamp` to the page's stamp, so a
-page is written again when the citations of its file change.
+:mod:`.snapshot` builds each page from these and adds :func:`stamp` to the page's stamp, so a page is written
+again when the citations of its file change.
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import json
-import re
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from ..snapshots import snapshot_pagename
 from ..spans import span_label
 from .anchors import is_stable
 from .context import reading_order
+from .envdata import doc_data, keep_per_doc
+from .envrecords import SectionRecord
 from .envrecords import citations as env_citations
+from .pages import GeneratedPage, interleave, make_para, make_ref
+from .usagetables import usage_details
 
-__all__ = ["Backlink", "backlinks", "decorate", "setup", "stamp"]
+__all__ = ["Backlink", "backlinks", "cited_lines", "header", "line_marks", "setup", "stamp"]
 
 _CACHE = "slimebook_backlinks"
+_SECTIONS = "slimebook_sections"
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,9 @@ class Backlink:
         return f"{self.doc_title} § {self.section_title}" if self.section_title else self.doc_title
 
 
-def _sections(env: BuildEnvironment, docname: str) -> list[tuple[int, str, str]]:
+def _sections_of(doctree: nodes.document) -> list[SectionRecord]:
     """``(title line, stable id, title)`` of every section below the document's title, in line order."""
-    found: list[tuple[int, str, str]] = []
-    doctree = env.get_doctree(docname)
+    found: list[SectionRecord] = []
     for depth, section in enumerate(doctree.findall(nodes.section)):
         title = section.next_node(nodes.title)
         if depth == 0 or title is None or title.line is None:
@@ -74,6 +75,18 @@ def _sections(env: BuildEnvironment, docname: str) -> list[tuple[int, str, str]]
         stable = [i for i in section["ids"] if is_stable(i)]
         found.append((title.line, stable[0] if stable else (section["ids"] or [""])[0], title.astext()))
     return sorted(found)
+
+
+def _record_sections(app: Sphinx, doctree: nodes.document) -> None:
+    """``doctree-read`` (after the other handlers): keep the document's sections, so the back-links of a build are
+    computed without loading every citing document's doctree again."""
+    doc_data(app.env, _SECTIONS)[app.env.docname] = _sections_of(doctree)
+
+
+def _sections(env: BuildEnvironment, docname: str) -> list[SectionRecord]:
+    recorded = env.__dict__.get(_SECTIONS, {}).get(docname)
+    # an environment pickled before the sections were kept: read them from the document
+    return recorded if recorded is not None else _sections_of(env.get_doctree(docname))
 
 
 def backlinks(app: Sphinx) -> dict[str, list[Backlink]]:
@@ -111,92 +124,66 @@ def _range_id(a: int, b: int) -> str:
     return f"cited-L{a}" if a == b else f"cited-L{a}-L{b}"
 
 
-def decorate(app: Sphinx, path: str, fragment: str) -> str:
-    """The snapshot ``fragment`` of ``path`` with the "cited by" header in front and its cited lines marked.
-
-    The fragment is the highlighter's HTML (one ``<span id="L<n>">`` per line), not a doctree, so the marks go
-    into that string, the way ``sphinx.ext.viewcode`` inserts its back-links into highlighted source; the header
-    is written beside them as HTML for the same page, which :mod:`.snapshot` assembles as a string.
-
-    Returns:
-        The fragment unchanged when nothing in the book cites ``path``.
-    """
-    links = backlinks(app).get(path, [])
+def header(page: GeneratedPage, path: str) -> nodes.container | None:
+    """The "cited by" box of the snapshot page ``page`` of ``path`` (class ``slime-backlinks``): how often and
+    where the book cites the file, then every cited range (id ``cited-L<a>-L<b>``, the target of its mark)
+    with links to the citing sections; ``None`` when nothing in the book cites ``path``."""
+    links = backlinks(page.app).get(path, [])
     if not links:
-        return fragment
+        return None
+
+    def ref(link: Backlink) -> nodes.reference:
+        uri = page.uri(link.docname) + (f"#{link.section_id}" if link.section_id else "")
+        return make_ref(uri, link.label)
+
+    places: dict[tuple[str, str], list[Backlink]] = {}
+    for link in links:
+        places.setdefault((link.docname, link.section_id), []).append(link)
+    box = nodes.container(classes=["slime-backlinks"])
+    box += make_para(nodes.strong("被引用", "被引用"),
+                     f"：本书有 {len(links)} 处引用这个文件，分布在 {len(places)} 个小节中。")
+    listing = nodes.bullet_list()
+    for group in places.values():
+        listing += nodes.list_item("", make_para(ref(group[0]), f"（{len(group)} 处）"))
+    box += listing
+    ranges = _ranges(links)
+    if ranges:
+        details = usage_details(summary=f"被引用的 {len(ranges)} 个行段")
+        listing = nodes.bullet_list()
+        for (a, b), group in sorted(ranges.items()):
+            seen = {(g.docname, g.section_id): g for g in group}
+            item = nodes.list_item("", make_para(make_ref(f"#L{a}", span_label(a, b)), " ← ",
+                                                 *interleave([ref(g) for g in seen.values()])))
+            item["ids"].append(_range_id(a, b))
+            listing += item
+        details += listing
+        box += details
+    return box
+
+
+def _ranges(links: list[Backlink]) -> dict[tuple[int, int], list[Backlink]]:
     ranges: dict[tuple[int, int], list[Backlink]] = {}
     for link in links:
         for run in link.runs or ():
             ranges.setdefault(run, []).append(link)
-    href = _href(app, snapshot_pagename(path))
-    return "\n".join([_header(links, ranges, href), _cited_style(ranges)]) + _mark_lines(fragment, ranges)
+    return ranges
 
 
-def _href(app: Sphinx, page: str) -> Callable[[Backlink], str]:
-    """Backlink → the escaped URI of its section, relative to snapshot page ``page``."""
-    def href(link: Backlink) -> str:
-        uri = app.builder.get_relative_uri(page, link.docname)
-        return html.escape(uri + (f"#{link.section_id}" if link.section_id else ""))
-    return href
+def line_marks(app: Sphinx, path: str) -> dict[int, list[tuple[str, str]]]:
+    """The marks of the cited lines of ``path``: first line of a cited range → ``(range id, tooltip)`` per range
+    starting there, in range order. Every line of a cited range is coloured (:func:`cited_lines`); the first
+    line also gets a mark linking to the range's entry in :func:`header`."""
+    marks: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    for (a, b), group in sorted(_ranges(backlinks(app).get(path, [])).items()):
+        labels = "、".join(dict.fromkeys(g.label for g in group))
+        marks[a].append((_range_id(a, b), f"{span_label(a, b)} 被引用：{labels}"))
+    return dict(marks)
 
 
-def _header(links: list[Backlink], ranges: dict[tuple[int, int], list[Backlink]],
-            href: Callable[[Backlink], str]) -> str:
-    """The "被引用" block: the citing sections with their counts, then every cited range with its sections."""
-    places: dict[tuple[str, str], list[Backlink]] = {}
-    for link in links:
-        places.setdefault((link.docname, link.section_id), []).append(link)
-
-    def ref(link: Backlink) -> str:
-        return f'<a class="reference internal" href="{href(link)}">{html.escape(link.label)}</a>'
-
-    out = ['<div class="slime-backlinks">',
-           f"<p><strong>被引用</strong>：本书有 {len(links)} 处引用这个文件，分布在 {len(places)} 个小节中。</p><ul>"]
-    out += [f"<li>{ref(group[0])}（{len(group)} 处）</li>" for group in places.values()]
-    out.append("</ul>")
-    if ranges:
-        out.append(f"<details><summary>被引用的 {len(ranges)} 个行段</summary><ul>")
-        for (a, b), group in sorted(ranges.items()):
-            seen = {(g.docname, g.section_id): g for g in group}
-            targets = "、".join(ref(g) for g in seen.values())
-            out.append(f'<li id="{_range_id(a, b)}"><a href="#L{a}">{span_label(a, b)}</a> ← {targets}</li>')
-        out.append("</ul></details>")
-    out.append("</div>")
-    return "\n".join(out)
-
-
-def _cited_style(ranges: dict[tuple[int, int], list[Backlink]]) -> str:
-    """A style rule colouring the ``#L<n>`` line of every cited line."""
-    cited = sorted({n for a, b in ranges for n in range(a, b + 1)})
-    style = ",".join(f".slime-snapshot-page #L{n}" for n in cited)
-    return f"<style>{style} {{ background: rgba(47, 158, 110, 0.10); }}</style>"
-
-
-#: A line of the highlighter's output, with its number link when line numbers are on.
-_LINE = re.compile(r'<span id="L(?P<n>\d+)">(?:<a href="#L(?P=n)"><span class="linenos">[^<]*</span></a>)?')
-
-
-def _mark_lines(fragment: str, ranges: dict[tuple[int, int], list[Backlink]]) -> str:
-    """``fragment`` with an empty link ``a.slime-cited-mark`` to each range's entry on the range's first line.
-
-    The mark goes after the line's number link (or, without one, right after the line's opening tag); the line
-    spans themselves are left as they are.
-    """
-    starts: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for a, b in ranges:
-        starts[a].append((a, b))
-
-    def marks(n: int) -> str:
-        return "".join(
-            f'<a class="slime-cited-mark" href="#{_range_id(a, b)}" title="{span_label(a, b)} 被引用：'
-            f'{html.escape("、".join(dict.fromkeys(g.label for g in ranges[(a, b)])))}"></a>'
-            for a, b in starts[n])
-
-    def mark(match: re.Match[str]) -> str:
-        n = int(match.group("n"))
-        return match.group(0) + marks(n) if n in starts else match.group(0)
-
-    return _LINE.sub(mark, fragment)
+def cited_lines(app: Sphinx, path: str) -> list[int]:
+    """Every line of ``path`` inside a cited range, ascending (whole-file citations mark no line)."""
+    runs = _ranges(backlinks(app).get(path, []))
+    return sorted({n for a, b in runs for n in range(a, b + 1)})
 
 
 #: Styles of the back-links: a static file, ``static/`` beside this module.
@@ -208,6 +195,8 @@ def _reset(app: Sphinx, env: BuildEnvironment) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    """Forget the back-links when the environment changes; ship the styles."""
+    """Keep each document's sections; forget the back-links when the environment changes; ship the styles."""
+    app.connect("doctree-read", _record_sections, priority=900)  # ids as the other handlers leave them
+    keep_per_doc(app, _SECTIONS)
     app.connect("env-updated", _reset)
     app.add_css_file(CSS_FILE)

@@ -23,6 +23,7 @@ from sphinx.errors import ExtensionError
 from ..lock import LockError, load_lock
 from ..snapshots import RENDERER_VERSION
 from ..store import SourceError, SourceStore
+from .anchors import load_redirects
 from .config import declare as declare_config
 
 
@@ -67,7 +68,8 @@ def builds_pages(app: Sphinx) -> bool:
 
 
 def page_stamp_base(app: Sphinx) -> str:
-    """What every generated page depends on besides its own data: config, tags, navigation, renderer, pin.
+    """What every generated page depends on besides its own data: config, tags, navigation, renderer, pin, and the
+    redirect lines (a generated page carries a script sending its moved ids on: :func:`.anchors.moved_ids_script`).
 
     Returns:
         a SHA-256 hex digest; equal digests mean a page built from equal data is equal.
@@ -76,7 +78,7 @@ def page_stamp_base(app: Sphinx) -> str:
     info = app.builder.create_build_info()  # type: ignore[attr-defined]
     nav = [(doc, env.titles[doc].astext(), env.toctree_includes.get(doc, [])) for doc in sorted(env.titles)]
     payload = json.dumps([info.config_hash, info.tags_hash, nav, RENDERER_VERSION, sphinx.__version__,
-                          get_store(env).lock.commit], ensure_ascii=False)
+                          get_store(env).lock.commit, sorted(load_redirects(app).items())], ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

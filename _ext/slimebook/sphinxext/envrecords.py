@@ -10,7 +10,11 @@ from typing import TypedDict
 
 from sphinx.environment import BuildEnvironment
 
-__all__ = ["CitationRecord", "UsageDocRecord", "citations"]
+__all__ = ["CitationRecord", "SectionRecord", "UsageDocRecord", "citations"]
+
+#: One section below a document's title, kept under ``env.slimebook_sections[docname]`` (a list, in line order) for
+#: the back-links of snapshot pages: ``(title line, stable id, title text)``.
+SectionRecord = tuple[int, str, str]
 
 
 class CitationRecord(TypedDict):

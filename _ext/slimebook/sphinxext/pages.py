@@ -1,16 +1,39 @@
 """Generated pages as docutils nodes, rendered through the builder: the one way the book makes a page.
 
-A page generator (``html-collect-pages``) builds its body from the small node builders here and the usage
-tables of :mod:`.usagetables`, then :meth:`GeneratedPage.html` renders it with ``builder.render_partial``, with
-every link relative to the page itself (the way ``sphinx.ext.viewcode`` renders its pages from the theme).
+A page generator builds its body from the small node builders here and the usage tables of :mod:`.usagetables`;
+the body is rendered with ``builder.render_partial``, with every link relative to the page itself (the way
+``sphinx.ext.viewcode`` renders its pages from the theme). Two ways to hand a page to the builder:
+
+* **A batch** (the snapshot, usage and repository-map pages): the generator answers the event
+  ``slimebook-generated-pages(app) -> PageBatch | None`` with one :class:`PageJob` per page that is missing or
+  stale. :func:`write_pages` writes every job of the build in ``html-collect-pages``, through Sphinx's
+  ``status_iterator`` like the chapters; in a parallel build (``-j N``, when the builder writes in parallel) the
+  jobs are split in chunks rendered by ``N`` forked processes (``sphinx.util.parallel.ParallelTasks``, as Sphinx
+  writes documents). A job builds its body where it is rendered; what must happen in the main process (warnings,
+  stamps) happens in its ``failed`` callback and in the batch's ``done``.
+* **One page from** ``html-collect-pages``: ``(pagename, {"title": …, "body": page.html(body)}, "page.html")``.
+
+Either way the page is not a document, so its navigation (the whole toctree, which Furo turns into its sidebar)
+does not depend on the page but on the directory its links are relative to: :func:`_share_navigation` resolves
+it once per build and draws it once per directory, instead of both once per page.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.environment.adapters.toctree import global_toctree_for_doc
 from sphinx.errors import NoUri
+from sphinx.util import logging
+from sphinx.util.display import display_chunk, status_iterator
 from sphinx.util.osutil import relative_uri
+from sphinx.util.parallel import ParallelTasks
 
 from ..usage import CoverageRow
 from .anchors import moved_ids_script
@@ -18,9 +41,14 @@ from .context import get_store
 from .usagetables import Render, scroll
 
 __all__ = [
-    "GeneratedPage", "field", "interleave", "join_para", "make_para", "make_ref", "make_section", "simple_table",
-    "table_frame",
+    "GeneratedPage", "PageBatch", "PageJob", "chunks_by_cost", "field", "interleave", "join_para", "make_para",
+    "make_ref", "make_section", "setup", "simple_table", "table_frame", "write_pages",
 ]
+
+logger = logging.getLogger(__name__)
+
+#: The event a batch generator answers: ``slimebook-generated-pages(app) -> PageBatch | None``.
+EVENT = "slimebook-generated-pages"
 
 
 # -- small node builders (every generated page is built from these) ------------------------------------------
@@ -173,6 +201,16 @@ class GeneratedPage:
             else:
                 builder.fignumbers = saved  # type: ignore[attr-defined]
 
+    def write(self, title: str, body: nodes.Element) -> None:
+        """Render ``body`` (:meth:`html`) and write the page now with the theme's ``page.html``
+        (``builder.handle_page``). ``html-page-context`` handlers get the page's doctree (the document ``body``
+        was rendered in) as their ``doctree``, as for a chapter: a handler that adds something only to pages
+        that need it (mermaid's script) sees what this page holds."""
+        fragment = self.html(body)
+        doctree = body.document if isinstance(body.document, nodes.document) else None
+        self.app.builder.handle_page(  # type: ignore[attr-defined]
+            self.pagename, {"title": title, "body": fragment, "parents": []}, "page.html", event_arg=doctree)
+
 
 def interleave(items: list[nodes.Node], sep: str = "、") -> list[nodes.Node]:
     """``items`` with a text node ``sep`` between each two."""
@@ -182,3 +220,234 @@ def interleave(items: list[nodes.Node], sep: str = "、") -> list[nodes.Node]:
             out.append(nodes.Text(sep))
         out.append(item)
     return out
+
+
+# -- writing pages in batches ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PageJob:
+    """One generated page to write.
+
+    Attributes:
+        pagename: the page's name in the output (``_snapshot/slime/utils/misc.py``; ``.html`` is added).
+        title: the page's title (the HTML ``<title>``).
+        body: builds the page's body as docutils nodes, given the page (:class:`GeneratedPage`: its name, its
+            link helpers). It runs where the page is rendered: in a forked worker of a parallel build, so it
+            must not change the environment (warn from ``failed`` instead).
+        skip: exception types of ``body`` that mean "no page": the page is not written and ``failed`` gets the
+            exception in the main process (exceptions must pickle: they travel from a worker).
+        failed: called in the main process with an exception of ``skip``.
+        cost: how much work the page is, roughly the number of table rows it holds (a snapshot page, with no
+            table, counts 3): a parallel build splits the jobs in chunks of about equal cost.
+    """
+
+    pagename: str
+    title: str
+    body: Callable[[GeneratedPage], nodes.Element]
+    skip: tuple[type[Exception], ...] = ()
+    failed: Callable[[Exception], None] | None = None
+    cost: float = 1.0
+
+
+@dataclass(frozen=True)
+class PageBatch:
+    """A generator's answer to ``slimebook-generated-pages``: the pages it writes in this build.
+
+    Attributes:
+        jobs: the pages to write (only the missing or stale ones: a generator stamps its pages).
+        done: called in the main process once every job of the build ran (its ``failed`` callbacks included):
+            where the generator records its stamps.
+    """
+
+    jobs: Sequence[PageJob]
+    done: Callable[[], None] | None = None
+
+
+def _write_job(app: Sphinx, job: PageJob) -> Exception | None:
+    """Write one page; the exception of ``job.skip`` it raised instead, if any."""
+    page = GeneratedPage(app, job.pagename)
+    try:
+        body = job.body(page)
+    except job.skip as exc:
+        return exc
+    page.write(job.title, body)
+    return None
+
+
+def _write_chunk(app: Sphinx, jobs: Sequence[PageJob]) -> list[tuple[int, Exception]]:
+    failures = []
+    for index, job in enumerate(jobs):
+        exc = _write_job(app, job)
+        if exc is not None:
+            failures.append((index, exc))
+    return failures
+
+
+def _display(chunk: Sequence[PageJob]) -> str:
+    return display_chunk([job.pagename for job in chunk])
+
+
+def chunks_by_cost(jobs: Sequence[PageJob], count: int) -> list[list[PageJob]]:
+    """``jobs`` cut into consecutive runs whose costs add up to about ``1/count`` of the total each.
+
+    Consecutive, so that pages of one directory stay together (their navigation is drawn once per process);
+    a run ends before a job that would take it past its share, and a job costlier than a share is a run of its
+    own. Unlike ``sphinx.util.parallel.make_chunks`` (equal numbers of pages) this keeps a few costly pages (the
+    large usage tables) from landing in one chunk that a single worker then renders alone.
+    """
+    share = sum(job.cost for job in jobs) / max(count, 1)
+    chunks: list[list[PageJob]] = []
+    current: list[PageJob] = []
+    weight = 0.0
+    for job in jobs:
+        if current and weight + job.cost > share:
+            chunks.append(current)
+            current, weight = [], 0.0
+        current.append(job)
+        weight += job.cost
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def write_pages(app: Sphinx, jobs: Sequence[PageJob], summary: str = "writing generated pages... ") -> None:
+    """Write ``jobs`` through the builder, reported by Sphinx's ``status_iterator``.
+
+    When the builder writes documents in parallel (``-j N`` and every extension parallel-write safe), the first
+    job is written here (as Sphinx writes its first document before forking: templates and navigation ready),
+    the others in about ``4 N`` chunks of equal cost (:func:`chunks_by_cost`) by ``N`` forked processes
+    (``ParallelTasks``; the main process only waits); else one by one in this process. Each job's ``failed``
+    runs here, in the main process, in either case.
+    """
+    builder = app.builder
+    verbosity = app.config.verbosity
+
+    def report(chunk: Sequence[PageJob], failures: list[tuple[int, Exception]]) -> None:
+        for index, exc in failures:
+            if chunk[index].failed is not None:
+                chunk[index].failed(exc)
+
+    if getattr(builder, "parallel_ok", False) and app.parallel > 1 and len(jobs) > 1:
+        # the first page here, as Sphinx writes its first document: templates compiled and the navigation
+        # resolved once, before the workers fork
+        report(jobs[:1], _write_chunk(app, jobs[:1]))
+        chunks = chunks_by_cost(jobs[1:], 4 * app.parallel)
+        progress = status_iterator(chunks, summary, "darkgreen", len(chunks), verbosity, stringify_func=_display)
+        tasks = ParallelTasks(app.parallel)
+
+        def on_done(chunk: Sequence[PageJob], failures: list[tuple[int, Exception]]) -> None:
+            report(chunk, failures)
+            next(progress)
+
+        for chunk in chunks:
+            tasks.add_task(lambda chunk: _write_chunk(app, chunk), chunk, on_done)
+        tasks.join()
+        logger.info("")
+        return
+    for job in status_iterator(jobs, summary, "darkgreen", len(jobs), verbosity,
+                               stringify_func=lambda job: job.pagename):
+        report([job], _write_chunk(app, [job]))
+
+
+def _write_batches(app: Sphinx) -> list[tuple[str, dict[str, Any], str]]:
+    """``html-collect-pages``: write every generator's batch (``slimebook-generated-pages``) in one pool."""
+    batches = [b for b in app.events.emit(EVENT) if b is not None]
+    jobs = [job for batch in batches for job in batch.jobs]
+    if jobs:
+        write_pages(app, jobs)
+    for batch in batches:
+        if batch.done is not None:
+            batch.done()
+    return []
+
+
+# -- one navigation for every page that is not a document ----------------------------------------------------
+_NAV = "slimebook_shared_navigation"
+
+
+class _Targets:
+    """The builder, except that a link made by the toctree resolver keeps its target, between two NUL
+    characters (made relative to a real page by :meth:`_Navigation.html`)."""
+
+    def __init__(self, builder: Any) -> None:
+        self._builder = builder
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._builder, name)
+
+    def get_relative_uri(self, from_: str, to: str, typ: str | None = None) -> str:
+        return f"\0{to}\0"
+
+
+class _Navigation:
+    """The global toctree of pages that are not documents, resolved once per build and set of arguments, drawn
+    once per directory.
+
+    Why this is exact: Sphinx resolves the global toctree for a page (``global_toctree_for_doc``) from the
+    page's name in three places only: its ancestors in the toctrees and the ``current`` classes (none for a
+    page no toctree names), and each link, made relative to the page (``builder.get_relative_uri``, which keeps
+    only the page's directory). So the tree is resolved once with the links' targets kept (:class:`_Targets`),
+    and each directory gets a copy whose links are made relative to it by the builder, rendered as
+    ``Builder._get_local_toctree`` renders it (same argument defaults, ``render_partial``).
+    """
+
+    def __init__(self, app: Sphinx) -> None:
+        self.app = app
+        env = app.env
+        #: every entry a toctree names (documents and the special pages a toctree may name)
+        self.entries = {ref for toc in env.tocs.values() for node in toc.findall(addnodes.toctree)
+                        for _title, ref in node["entries"]}
+        self._trees: dict[Any, nodes.Element | None] = {}
+        self._html: dict[Any, str] = {}
+
+    def applies(self, pagename: str) -> bool:
+        """True for a page that is neither a document nor named by a toctree."""
+        return pagename not in self.app.env.all_docs and pagename not in self.entries
+
+    def html(self, pagename: str, collapse: bool = True, **kwargs: Any) -> str:
+        """What the page context's ``toctree(**kwargs)`` returns for ``pagename``."""
+        builder = self.app.builder
+        kwargs.setdefault("includehidden", False)  # the defaults of Builder._get_local_toctree
+        if kwargs.get("maxdepth") == "":
+            kwargs.pop("maxdepth")
+        key = (collapse, tuple(sorted(kwargs.items())))
+        directory = builder.get_target_uri(pagename).rsplit("#", 1)[0].rpartition("/")[0]
+        if (directory, key) in self._html:
+            return self._html[directory, key]
+        if key not in self._trees:
+            self._trees[key] = global_toctree_for_doc(self.app.env, pagename, _Targets(builder),  # type: ignore[arg-type]
+                                                      tags=builder.tags, collapse=collapse, **kwargs)
+        tree = self._trees[key]
+        if tree is not None:
+            tree = tree.deepcopy()
+            for ref in tree.findall(nodes.reference):
+                if ref["refuri"].startswith("\0"):
+                    target, _, anchor = ref["refuri"][1:].partition("\0")
+                    ref["refuri"] = builder.get_relative_uri(pagename, target) + anchor
+        self._html[directory, key] = builder.render_partial(tree)["fragment"]
+        return self._html[directory, key]
+
+
+def _share_navigation(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                      doctree: Any) -> None:
+    """``html-page-context`` (before Furo's): a page that is not a document gets a ``toctree`` that resolves
+    the navigation once per build and draws it once per directory (:class:`_Navigation`). Furo builds its
+    sidebar from that HTML and caches its own work by the HTML's text, so it too works once per directory."""
+    if "toctree" not in context or pagename in app.env.all_docs:
+        return
+    navigation = app.builder.__dict__.get(_NAV)
+    if navigation is None:
+        navigation = app.builder.__dict__[_NAV] = _Navigation(app)
+    if navigation.applies(pagename):
+        context["toctree"] = lambda **kwargs: navigation.html(pagename, **kwargs)
+
+
+def _forget_navigation(app: Sphinx, env: BuildEnvironment) -> None:
+    app.builder.__dict__.pop(_NAV, None)
+
+
+def setup(app: Sphinx) -> None:
+    """Register the batch event, its writer and the shared navigation."""
+    app.add_event(EVENT)
+    app.connect("html-collect-pages", _write_batches)
+    app.connect("html-page-context", _share_navigation, priority=400)  # before Furo's (500) reads it
+    app.connect("env-updated", _forget_navigation)

@@ -22,16 +22,19 @@ like any citation); the repository map reads :func:`slimebook.repomap.repo_map` 
     lines ``dir: role``; a directory of the tree without a role, or a role for a directory that is not in
     the tree, is a warning) and a heat map directory × scan category. Each non-empty cell links to the
     category's section (``#cat-<category>``) of a generated page listing that row's records
-    (``_slimebook/usage/dir/<dir>``, produced in ``html-collect-pages`` from the rows the directive
-    recorded on the environment).
+    (``_slimebook/usage/dir/<dir>``, a batch of generated pages (:mod:`.pages`) made from the rows the directive
+    recorded on the environment, stamped per page so an unchanged one is not written again).
 
 Every bad input is a warning at ``doc:line`` (``-W`` fails); nothing is written into the source tree.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -40,16 +43,17 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from ..atomicio import atomic_write
 from ..citations import parse_role_text, slime_role_text
 from ..excerpt import ExcerptError, read_excerpt
 from ..repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
 from ..scan.categories import CATEGORIES
 from ..snapshots import snapshot_pagename
-from .context import builds_pages, get_store, lock_path
+from .context import builds_pages, get_store, lock_path, page_stamp_base
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 from .locate import option_line
-from .pages import GeneratedPage, field, table_frame
+from .pages import EVENT, GeneratedPage, PageBatch, PageJob, field, table_frame
 from .scancache import get_scan, note_scan_use
 from .usagetables import category_page, scroll, usage_nodes
 
@@ -532,8 +536,7 @@ def _dir_records(records: list, key: str) -> list:
     return [r for r in records if r.path.startswith(key + "/")]
 
 
-def _dir_page_body(app: Sphinx, key: str, records: list) -> str:
-    page = GeneratedPage(app, dir_page(key))
+def _dir_page_body(page: GeneratedPage, key: str, records: list) -> nodes.section:
     where = "根目录下直接的文件" if key == ROOT_FILES else (
         f"{key[:-2]}/ 下直接的文件" if key.endswith("/" + ROOT_FILES) else f"{key}/")
     section = nodes.section(ids=["slimebook-usage-dir"])
@@ -560,21 +563,41 @@ def _dir_page_body(app: Sphinx, key: str, records: list) -> str:
         sub.extend(usage_nodes(chosen, ("id", "location", "code", "scope", "name", "kind"), page.render,
                                f"展开 {len(chosen)} 处"))
         section += sub
-    return page.html(section)
+    return section
 
 
-def _collect_dir_pages(app: Sphinx):
-    """``html-collect-pages``: one page of records per row of every ``repo-map`` (see :func:`dir_page`)."""
+#: The code the directory pages are drawn by: a page is written again when it changes.
+_DIR_CODE = tuple(Path(__file__).with_name(n) for n in ("reading.py", "usagetables.py", "pages.py"))
+_DIR_STAMPS = f"{DIR_ROOT}/.stamps.json"
+
+
+def _dir_pages(app: Sphinx) -> PageBatch | None:
+    """``slimebook-generated-pages``: one page of records per row of every ``repo-map`` (see :func:`dir_page`),
+    unless ``_slimebook/usage/dir/.stamps.json`` records the page's stamp (the scan, the row, the navigation and
+    configuration of :func:`page_stamp_base`, this code) and the page exists."""
     if not builds_pages(app):
-        return
+        return None
     keys = sorted({key for rows in app.env.__dict__.get("slimebook_repomap_rows", {}).values() for key in rows})
     if not keys:
-        return
-    records = get_scan(app.env).records
+        return None
+    stamp_file = Path(app.outdir, _DIR_STAMPS)
+    try:
+        old = json.loads(stamp_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = {}
+    result = get_scan(app.env)
+    base = json.dumps([page_stamp_base(app), result.version, result.commit, app.config.slimebook_usage_collapse,
+                       [hashlib.sha256(p.read_bytes()).hexdigest() for p in _DIR_CODE]])
+    new = {key: hashlib.sha256(f"{base}:{key}".encode()).hexdigest() for key in keys}
+    jobs = []
     for key in keys:
-        chosen = _dir_records(records, key)
-        yield dir_page(key), {"title": f"用法索引：{_key_label(key)}", "body": _dir_page_body(app, key, chosen),
-                              "parents": []}, "page.html"
+        if old.get(key) == new[key] and Path(app.builder.get_outfilename(dir_page(key))).exists():
+            continue
+        chosen = _dir_records(result.records, key)
+        jobs.append(PageJob(dir_page(key), f"用法索引：{_key_label(key)}",
+                            lambda page, key=key, chosen=chosen: _dir_page_body(page, key, chosen),
+                            cost=len(chosen) + 1))
+    return PageBatch(jobs, lambda: atomic_write(stamp_file, json.dumps(new, sort_keys=True)))
 
 
 def _resolve_paths(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -613,5 +636,5 @@ def setup(app: Sphinx) -> None:
     app.connect("doctree-read", _build_tables)
     app.connect("doctree-resolved", _resolve_heatmaps)
     app.connect("doctree-resolved", _resolve_paths)
-    app.connect("html-collect-pages", _collect_dir_pages)
+    app.connect(EVENT, _dir_pages)
     keep_per_doc(app, "slimebook_repomap_rows")

@@ -1,5 +1,8 @@
 """Snapshot pages in the HTML output, produced in ``html-collect-pages`` (the way ``sphinx.ext.viewcode``
-does): nothing is written into the source tree, so ``sphinx-autobuild`` has nothing to loop on.
+does): nothing is written into the source tree, so ``sphinx-autobuild`` has nothing to loop on. They are a
+batch of :mod:`.pages` (one :class:`~.pages.PageJob` per stale page, written with the other generated pages,
+in parallel in a parallel build); each body is docutils nodes (:func:`page_body`), the highlighted file a
+:class:`snapshot_code` node holding the cached fragment of :func:`~slimebook.snapshots.render_snapshot`.
 
 Which files get a page: every ``.py`` file at the pin, every file a citation reads, and whatever
 other readers add through :func:`add_snapshot_paths` (the usage scanner adds Markdown docs).
@@ -16,7 +19,8 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +36,7 @@ from . import backlinks
 from .context import builds_pages, get_store, page_stamp_base
 from .diagnostics import SlimebookWarning, warn
 from .envrecords import citations
+from .pages import EVENT, GeneratedPage, PageBatch, PageJob, make_para, make_ref
 
 logger = logging.getLogger(__name__)
 
@@ -111,61 +116,119 @@ def snapshot_paths(app: Sphinx) -> list[str]:
     return sorted(wanted)
 
 
-def _page_body(app: Sphinx, path: str, fragment: str) -> str:
-    lock = get_store(app.env).lock
-    upstream = html.escape(lock.permalink(path))
-    return (
-        f'<section class="slime-snapshot-page"><h1>{html.escape(path)}</h1>'
-        f'<p class="slime-snapshot-meta">{html.escape(lock.name)} 固定提交 <code>{lock.short}</code> 处的完整文件'
-        f'（<a class="reference external" href="{upstream}">在上游查看</a>）。点行号可得到该行的链接。</p>'
-        f"{fragment}</section>"
-    )
+class snapshot_code(nodes.General, nodes.Element):  # noqa: N801 - docutils node naming
+    """The highlighted file on a snapshot page, drawn in HTML only (snapshot pages exist only there).
+
+    Attributes: ``path``; ``html``, the fragment of :func:`~slimebook.snapshots.render_snapshot` (one
+    ``<span id="L<n>">`` per line, its number a link to itself, highlighted once per blob and cached: the reader
+    and its cache make the per-line anchors, which a ``literal_block`` cannot); ``marks``, line → ``(range id,
+    tooltip)`` of the cited ranges starting there (:func:`.backlinks.line_marks`); ``cited``, the lines inside
+    a cited range (:func:`.backlinks.cited_lines`), coloured by a style rule on their ids.
+    """
 
 
-def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """``html-collect-pages``: yield one page per snapshot path whose output is missing or stale.
+_LINE_START = re.compile(r'<span id="L(?P<n>\d+)">(?:<a href="#L(?P=n)"><span class="linenos">[^<]*</span></a>)?')
 
-    A page is skipped when ``_snapshot/.stamps.json`` in the output directory records the same stamp
-    (blob id + :func:`page_stamp_base`) and the file exists, so incremental builds stay cheap. The
-    stamps are written (atomically) only after every yielded page was written.
+
+def _visit_code_html(self: Any, node: snapshot_code) -> None:
+    marks: dict[int, list[tuple[str, str]]] = node["marks"]
+
+    def mark(match: re.Match[str]) -> str:
+        found = marks.get(int(match.group("n")))
+        if not found:
+            return match.group(0)
+        return match.group(0) + "".join(f'<a class="slime-cited-mark" href="#{target}" title="{html.escape(title)}">'
+                                         "</a>" for target, title in found)
+
+    if node["cited"]:
+        style = ",".join(f".slime-snapshot-page #L{n}" for n in node["cited"])
+        self.body.append(f"<style>{style} {{ background: rgba(47, 158, 110, 0.10); }}</style>\n")
+    # the mark goes after the line's number link (or, without one, right after the line's opening tag); the
+    # line spans themselves are left as they are
+    self.body.append(_LINE_START.sub(mark, node["html"]) if marks else node["html"])
+    raise nodes.SkipNode
+
+
+def page_body(page: GeneratedPage, path: str) -> nodes.section:
+    """The body of the snapshot page of ``path`` (``page``): title, pin and upstream link, the "cited by" box of
+    :mod:`.backlinks`, and the whole file highlighted (:class:`snapshot_code`).
+
+    Raises:
+        SourceContentError: the file is binary (no page).
+        SourceError: the file cannot be read at the pin.
+    """
+    app = page.app
+    store = get_store(app.env)
+    lock = store.lock
+    code = snapshot_code("", path=path, html=render_snapshot(store, path), marks=backlinks.line_marks(app, path),
+                         cited=backlinks.cited_lines(app, path))
+    section = nodes.section(ids=["slime-snapshot"], classes=["slime-snapshot-page"])
+    section += nodes.title(path, path)
+    section += make_para(f"{lock.name} 固定提交 ", nodes.literal(lock.short, lock.short), " 处的完整文件（",
+                         make_ref(lock.permalink(path), "在上游查看"), "）。点行号可得到该行的链接。",
+                         classes=["slime-snapshot-meta"])
+    box = backlinks.header(page, path)
+    if box is not None:
+        section += box
+    section += code
+    return section
+
+
+#: The code the pages are drawn by: a page is written again when it changes.
+_CODE = tuple(Path(__file__).with_name(n) for n in ("snapshot.py", "backlinks.py", "pages.py"))
+
+
+def _batch(app: Sphinx) -> PageBatch | None:
+    """``slimebook-generated-pages``: one job per snapshot path whose page is missing or stale.
+
+    A page is skipped when ``_snapshot/.stamps.json`` in the output directory records the same stamp (blob id,
+    back-links, :func:`page_stamp_base`, this code) and the file exists, so incremental builds stay cheap. The
+    stamps are written (atomically) when every page of the build was written, without the pages that failed.
     """
     if not builds_pages(app):
-        return
+        return None
     store = get_store(app.env)
     stamp_file = Path(app.outdir, "_snapshot", ".stamps.json")
     try:
         old = json.loads(stamp_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         old = {}
-    base = page_stamp_base(app)
+    base = json.dumps([page_stamp_base(app), [hashlib.sha256(p.read_bytes()).hexdigest() for p in _CODE]])
     new: dict[str, str] = {}
+    jobs = []
+
+    def failed(path: str) -> Callable[[Exception], None]:
+        def report(exc: Exception) -> None:
+            new.pop(path, None)
+            if isinstance(exc, SourceContentError):  # a binary file: no page, nothing to read there
+                logger.info("snapshot: skipped %s", exc)
+            else:
+                warn(app.env, SlimebookWarning.SNAPSHOT, "snapshot: %s", exc)
+        return report
+
     for path in snapshot_paths(app):
         try:
-            stamp = hashlib.sha256(f"{base}:{store.blob_id(path)}:{backlinks.stamp(app, path)}".encode()).hexdigest()
-            new[path] = stamp
-            if old.get(path) == stamp and Path(app.outdir, snapshot_pagename(path) + ".html").exists():
-                continue
-            fragment = render_snapshot(store, path)
-        except SourceContentError as exc:  # a binary file: no page, nothing to read there
-            logger.info("snapshot: skipped %s", exc)
-            new.pop(path, None)
-            continue
+            blob = store.blob_id(path)
         except SourceError as exc:
-            warn(app.env, SlimebookWarning.SNAPSHOT, "snapshot: %s", exc)
-            new.pop(path, None)
+            failed(path)(exc)
             continue
-        fragment = backlinks.decorate(app, path, fragment)  # "cited by" header, cited lines marked
-        context = {"title": path, "body": _page_body(app, path, fragment), "parents": []}
-        yield snapshot_pagename(path), context, "page.html"
-    atomic_write(stamp_file, json.dumps(new, sort_keys=True))
+        new[path] = hashlib.sha256(f"{base}:{blob}:{backlinks.stamp(app, path)}".encode()).hexdigest()
+        if old.get(path) == new[path] and Path(app.outdir, snapshot_pagename(path) + ".html").exists():
+            continue
+        jobs.append(PageJob(snapshot_pagename(path), path, lambda page, path=path: page_body(page, path),
+                            skip=(SourceError,), failed=failed(path), cost=3))
+    return PageBatch(jobs, lambda: atomic_write(stamp_file, json.dumps(new, sort_keys=True)))
 
 
 def setup(app: Sphinx) -> None:
-    """Register the snapshot node and the page collector."""
+    """Register the snapshot nodes and the page generator."""
     # SnapshotLinks replaces every placeholder; the visitors only guard a doctree that skipped post-transforms
     app.add_node(snapshot_ref, **{f: (_skip, None) for f in ("html", "latex", "text", "man", "texinfo")})
+    # a snapshot page's code is drawn in HTML only: no other builder writes snapshot pages
+    app.add_node(snapshot_code, html=(_visit_code_html, None),
+                 **{f: (_skip, None) for f in ("latex", "text", "man", "texinfo")})
     app.add_post_transform(SnapshotLinks)
-    app.connect("html-collect-pages", collect_pages)
+    app.connect(EVENT, _batch)
 
 
 def published_page_anchors(app: Sphinx) -> Iterator[tuple[str, str, str]]:

@@ -12,7 +12,8 @@ Pages (never written into the source tree):
 * ``_slimebook/usage/usage.json`` and ``usage.tsv``: the whole scan (the scanner's own writers).
 
 Bodies are docutils nodes rendered with ``builder.render_partial``; every link is computed relative to
-the generated page itself. The pages are skipped when ``_slimebook/usage/.stamp`` holds the stamp of
+the generated page itself. The pages are a batch of :mod:`.pages` (written with the other generated pages, in
+parallel in a parallel build). They are skipped when ``_slimebook/usage/.stamp`` holds the stamp of
 their inputs (scan, lessons' declarations, waivers, navigation, configuration, this code) and they
 exist, so an incremental build does not render them again.
 """
@@ -23,9 +24,8 @@ import hashlib
 import io
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -40,7 +40,18 @@ from ..usage import API_KINDS, Coverage, category_members, key_of, name_anchor
 from .candidates import book_settled, load_notes_file
 from .context import builds_pages, page_stamp_base
 from .coverage import WaiverFile, book_coverage, load_waiver_file
-from .pages import GeneratedPage, interleave, join_para, make_para, make_ref, make_section, simple_table
+from .pages import (
+    EVENT,
+    GeneratedPage,
+    PageBatch,
+    PageJob,
+    interleave,
+    join_para,
+    make_para,
+    make_ref,
+    make_section,
+    simple_table,
+)
 from .scancache import get_scan
 from .usagetables import (
     COVERAGE_PAGE,
@@ -104,21 +115,27 @@ def page_body(app: Sphinx, page: str, cov: Coverage, waivers: WaiverFile) -> str
     Raises:
         KeyError: ``page`` is not a usage page.
     """
-    if page == OVERVIEW_PAGE:
-        return _overview(app, cov, waivers)
-    if page == COVERAGE_PAGE:
-        return _coverage(app, cov, waivers)
-    if page == FILES_PAGE:
-        return _files(app)
-    category = page.rsplit("/", 1)[1]
-    if page != category_page(category) or category not in CATEGORIES:
+    build = _builders(cov, waivers).get(page)
+    if build is None:
         raise KeyError(page)
-    return _category(app, category, cov)
+    generated = GeneratedPage(app, page)
+    return generated.html(build(generated))
 
 
-def _overview(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
-    page = GeneratedPage(app, OVERVIEW_PAGE)
-    result = get_scan(app.env)
+def _builders(cov: Coverage, waivers: WaiverFile) -> dict[str, Callable[[GeneratedPage], nodes.section]]:
+    """Page name → the builder of its body, for every usage page."""
+    builders: dict[str, Callable[[GeneratedPage], nodes.section]] = {
+        OVERVIEW_PAGE: lambda page: _overview(page, cov, waivers),
+        FILES_PAGE: _files,
+        COVERAGE_PAGE: lambda page: _coverage(page, cov, waivers),
+    }
+    for category in CATEGORIES:
+        builders[category_page(category)] = lambda page, category=category: _category(page, category, cov)
+    return builders
+
+
+def _overview(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.section:
+    result = get_scan(page.app.env)
     section = make_section("slimebook-usage", "用法索引")
     section += make_para(
         "用法索引列出固定提交中 Slime 使用并发 API 和 async 语法的每一处位置：扫描器（libcst）读取每个 ",
@@ -130,7 +147,7 @@ def _overview(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
     section += _overview_counts(page, result.records)
     if result.errors:
         section += _overview_errors(page, result)
-    return page.html(section)
+    return section
 
 
 def _bullets(items: list[nodes.paragraph]) -> nodes.bullet_list:
@@ -204,9 +221,8 @@ def _overview_errors(page: GeneratedPage, result: ScanResult) -> nodes.section:
     return errors
 
 
-def _category(app: Sphinx, category: str, cov: Coverage) -> str:
-    page = GeneratedPage(app, category_page(category))
-    records = [r for r in get_scan(app.env).records if r.category == category]
+def _category(page: GeneratedPage, category: str, cov: Coverage) -> nodes.section:
+    records = [r for r in get_scan(page.app.env).records if r.category == category]
     section = make_section(f"slimebook-usage-{category}", f"用法索引：{category}")
     section += make_para(CATEGORY_TEXT.get(category, ""))
     members = category_members(category)
@@ -217,7 +233,7 @@ def _category(app: Sphinx, category: str, cov: Coverage) -> str:
     if not records:
         section += make_para(f"固定提交 {page.render.lock.short} 中没有这一类的出现位置。",
                              classes=["slimebook-usage-empty"])
-        return page.html(section)
+        return section
 
     groups: dict[str, list] = defaultdict(list)
     for record in records:
@@ -250,7 +266,7 @@ def _category(app: Sphinx, category: str, cov: Coverage) -> str:
         sub += make_para(f"{len(group)} 处，{len({r.path for r in group})} 个文件。")
         sub.extend(usage_nodes(group, columns, page.render, f"展开 {key} 的全部 {len(group)} 处"))
         section += sub
-    return page.html(section)
+    return section
 
 
 def _settled_section(page: GeneratedPage, records: list) -> nodes.section:
@@ -297,9 +313,8 @@ def _settled_section(page: GeneratedPage, records: list) -> nodes.section:
     return section
 
 
-def _files(app: Sphinx) -> str:
-    page = GeneratedPage(app, FILES_PAGE)
-    result = get_scan(app.env)
+def _files(page: GeneratedPage) -> nodes.section:
+    result = get_scan(page.app.env)
     per_file: dict[str, Counter[str]] = defaultdict(Counter)
     for record in result.records:
         per_file[record.path][record.category] += 1
@@ -319,11 +334,11 @@ def _files(app: Sphinx) -> str:
             join_para(cats, " · "),
         ])
     section += simple_table(["文件", "来源", "记录", "按类别"], rows, ["slimebook-usage-files"], wrap=(3,))
-    return page.html(section)
+    return section
 
 
-def _coverage(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
-    page = GeneratedPage(app, COVERAGE_PAGE)
+def _coverage(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.section:
+    app = page.app
     section = make_section("slimebook-usage-coverage", "课程覆盖表")
     section += make_para(
         "本表列出扫描在固定提交中找到的每个 API 名称和每种 async 语法"
@@ -369,7 +384,7 @@ def _coverage(app: Sphinx, cov: Coverage, waivers: WaiverFile) -> str:
                  "不再起作用：" + stale[w.pattern] if w.pattern in stale else "—"] for w in waivers.waivers]
         table += simple_table(["模式", "理由", "匹配的名称", "问题"], rows, ["slimebook-usage-waivers"], wrap=(1, 3))
         section += table
-    return page.html(section)
+    return section
 
 
 # -- collection --------------------------------------------------------------------------------------------
@@ -407,10 +422,18 @@ def _write_downloads(app: Sphinx) -> None:
         atomic_write(Path(app.outdir, name), buffer.getvalue())
 
 
-def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """``html-collect-pages``: the usage pages (see the module docstring), unless their stamp is current."""
+#: Page name → title, for every usage page.
+def _titles() -> dict[str, str]:
+    titles = {OVERVIEW_PAGE: "用法索引", FILES_PAGE: "用法索引：按文件", COVERAGE_PAGE: "课程覆盖表"}
+    titles.update((category_page(c), f"用法索引：{c}") for c in CATEGORIES)
+    return titles
+
+
+def _batch(app: Sphinx) -> PageBatch | None:
+    """``slimebook-generated-pages``: the usage pages (see the module docstring), unless their stamp is current.
+    The downloads are written here; the stamp when every page of the build was written."""
     if not builds_pages(app):
-        return
+        return None
     waivers = load_waiver_file(app)
     stamp = _stamp(app, waivers)
     stamp_file = Path(app.outdir, _STAMP)
@@ -421,16 +444,16 @@ def collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     except OSError:
         current = False
     if current and all(p.exists() for p in outputs):
-        return
+        return None
     _write_downloads(app)
     cov = book_coverage(app, waivers)
-    yield OVERVIEW_PAGE, {"title": "用法索引", "body": _overview(app, cov, waivers), "parents": []}, "page.html"
-    yield FILES_PAGE, {"title": "用法索引：按文件", "body": _files(app), "parents": []}, "page.html"
-    yield COVERAGE_PAGE, {"title": "课程覆盖表", "body": _coverage(app, cov, waivers), "parents": []}, "page.html"
-    for category in CATEGORIES:
-        body = _category(app, category, cov)
-        yield category_page(category), {"title": f"用法索引：{category}", "body": body, "parents": []}, "page.html"
-    atomic_write(stamp_file, stamp)
+    builders = _builders(cov, waivers)
+    titles = _titles()
+    records = get_scan(app.env).records
+    rows = Counter(category_page(r.category) for r in records)  # a page's cost: its table rows
+    rows.update({FILES_PAGE: len({r.path for r in records}), COVERAGE_PAGE: len(cov.rows)})
+    jobs = [PageJob(page, titles[page], builders[page], cost=rows[page] + 1) for page in _pages()]
+    return PageBatch(jobs, lambda: atomic_write(stamp_file, stamp))
 
 
 #: Styles of usage tables (documents and generated pages): a static file, ``static/`` beside this module.
@@ -440,7 +463,7 @@ CSS_FILE = "slimebook-usage.css"
 def setup(app: Sphinx) -> None:
     """Register the page collector and the table styles."""
     app.add_css_file(CSS_FILE)  # shipped in static/, which slimebook.sphinxext.reader adds to html_static_path
-    app.connect("html-collect-pages", collect_pages)
+    app.connect(EVENT, _batch)
 
 
 def published_page_anchors(app: Sphinx) -> Iterator[tuple[str, str, str]]:

@@ -1,0 +1,108 @@
+"""Generated pages as a batch (``slimebook.sphinxext.pages``): cost-balanced chunks, the shared navigation of
+pages that are not documents, parallel writing with failures reported in the main process, and the page's
+doctree handed to ``html-page-context``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+from sphinx.testing.util import SphinxTestApp
+
+import slimebook.sphinxext.pages as pages
+from conftest import SourceRepo, copy_root
+from slimebook.sphinxext.pages import PageJob, chunks_by_cost, make_section, write_pages
+
+
+@pytest.fixture
+def build(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch,
+          sphinx_build):
+    """``build(root_name, where, parallel=0) -> app``: a copy of a test root (under ``where``) built at the pin
+    with the book's theme (Furo draws its sidebar from the page context's ``toctree``)."""
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+
+    def _build(name: str, where: str, parallel: int = 0) -> SphinxTestApp:
+        src = copy_root(name, tmp_path / where)
+        (src / "sources.toml").write_text(source_repo.lock_text())
+        return sphinx_build(src, "html", parallel=parallel, confoverrides={"html_theme": "furo"})
+
+    return _build
+
+
+def _generated(outdir: Path) -> dict[str, str]:
+    """Every generated page of a build (snapshot and ``_slimebook`` pages): path → text."""
+    found = [*(outdir / "_snapshot").rglob("*.html"), *(outdir / "_slimebook").rglob("*.html")]
+    return {str(p.relative_to(outdir)): p.read_text() for p in found}
+
+
+def _job(name: str, cost: float) -> PageJob:
+    return PageJob(name, name, lambda page: make_section(name, name), cost=cost)
+
+
+def test_chunks_follow_costs_and_keep_order() -> None:
+    jobs = [_job("a", 3), _job("b", 3), _job("c", 3), _job("big", 100), _job("d", 3), _job("e", 3)]
+    # total 115, four shares of 28.75: the small pages before and after the costly one form their own chunks
+    chunks = chunks_by_cost(jobs, 4)
+    assert [[job.pagename for job in chunk] for chunk in chunks] == [["a", "b", "c"], ["big"], ["d", "e"]]
+    assert [[job.pagename for job in chunk] for chunk in chunks_by_cost(jobs[:3], 1)] == [["a", "b", "c"]]
+    assert chunks_by_cost([], 4) == []
+
+
+def test_generated_pages_share_one_navigation_equal_to_sphinx_own(build, monkeypatch: pytest.MonkeyPatch) -> None:
+    resolved: list[str] = []
+    real = pages.global_toctree_for_doc
+
+    def counting(env, docname, builder, **kwargs):
+        resolved.append(docname)
+        return real(env, docname, builder, **kwargs)
+
+    monkeypatch.setattr(pages, "global_toctree_for_doc", counting)
+    shared = build("source", "shared")
+    assert len(resolved) == 1  # once per build (Furo asks with one set of arguments), not once per page
+    monkeypatch.setattr(pages._Navigation, "applies", lambda self, pagename: False)  # Sphinx's own, page by page
+    own = build("source", "own")
+    assert len(resolved) == 1
+    ours, theirs = _generated(shared.outdir), _generated(own.outdir)
+    # two directory depths, each with the sidebar's links relative to it
+    assert '<a class="reference internal" href="../../rstdoc.html">' in ours["_snapshot/pkg/mod.py.html"]
+    assert '<a class="reference internal" href="../rstdoc.html">' in ours["_snapshot/README.md.html"]
+    assert ours == theirs
+
+
+def test_parallel_build_writes_pages_in_workers_and_reports_failures_here(build, monkeypatch) -> None:
+    started: list[int] = []
+
+    class Counting(pages.ParallelTasks):
+        def add_task(self, task_func, arg=None, result_func=None) -> None:
+            started.append(len(arg))
+            super().add_task(task_func, arg, result_func)
+
+    monkeypatch.setattr(pages, "ParallelTasks", Counting)
+    app = build("source", "parallel", parallel=2)
+    assert started  # the snapshot pages were rendered by forked workers
+    serial = build("source", "serial")
+    assert _generated(app.outdir) == _generated(serial.outdir)
+    assert not (app.outdir / "_snapshot" / "pkg" / "blob.bin.html").exists()  # binary: no page, in a worker too
+
+    # the first job is written here, the second in a worker: its exception comes back to the main process
+    failures: list[Exception] = []
+
+    def broken(page) -> nodes.section:
+        raise ValueError(f"no body for {page.pagename}")
+
+    started.clear()
+    write_pages(app, [PageJob("extra/ok", "OK", lambda page: make_section("ok", "OK")),
+                      PageJob("extra/broken", "Broken", broken, skip=(ValueError,), failed=failures.append)])
+    assert started == [1]
+    assert [str(exc) for exc in failures] == ["no body for extra/broken"]
+    assert (app.outdir / "extra" / "ok.html").exists() and not (app.outdir / "extra" / "broken.html").exists()
+
+
+def test_page_doctree_reaches_html_page_context(build, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = build("source", "doctree")
+    seen: dict[str, object] = {}
+    app.connect("html-page-context", lambda app, pagename, template, context, doctree: seen.update({pagename: doctree}))
+    write_pages(app, [PageJob("extra/one", "One", lambda page: make_section("one", "One"))])
+    doctree = seen["extra/one"]
+    assert isinstance(doctree, nodes.document) and doctree.next_node(nodes.title).astext() == "One"
