@@ -20,17 +20,15 @@ Three parts, one direction of data:
    redirects: an id moved within its page is kept as an extra id on the new target, one moved to another page
    gets a tiny ``location.hash`` script, and a removed page becomes a redirect page.
 
-The manifest and redirect functions (``parse_manifest``, ``format_manifest``, ``parse_redirects``,
-``check_anchors``) know nothing of Sphinx.
+The manifest and redirect functions (``parse_manifest``, ``format_manifest``, ``parse_redirects``, ``resolve``,
+``check_anchors``) know nothing of Sphinx: they are :mod:`slimebook.anchorcheck`.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,122 +38,25 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
+from ..anchorcheck import (
+    Anchor,
+    check_anchors,
+    format_manifest,
+    is_stable,
+    parse_manifest,
+    parse_redirects,
+    resolve,
+    split_target,
+)
 from .config import declare as declare_config
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
 
 logger = logging.getLogger(__name__)
 
-AUTO_ID = re.compile(r"id\d+\Z")
 MODES = ("off", "check", "update")
 POLICIES = ("ascii", "explicit")
 _ENV = "slimebook_anchors"
-
-
-def is_stable(anchor: str) -> bool:
-    """An id a reader can keep: ASCII and not one of docutils' counters (``id1``, ``id2``…)."""
-    return anchor.isascii() and not AUTO_ID.match(anchor)
-
-
-# -- manifest and redirects (no Sphinx) ---------------------------------------------------------------
-@dataclass(frozen=True, order=True)
-class Anchor:
-    """One published anchor: ``page`` (docname or generated page name), ``id``, ``kind``."""
-
-    page: str
-    id: str
-    kind: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.page}#{self.id}"
-
-
-MANIFEST_HEADER = """\
-# Published anchors of the book: "page#id kind", one per line, sorted.
-# Rewritten by `make anchors-update`. `make anchors-check` fails when one of them disappears
-# without a line "old new" in sources/redirects.txt.
-"""
-
-
-def _lines(text: str) -> Iterator[tuple[int, list[str]]]:
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            yield n, line.split()
-
-
-def parse_manifest(text: str) -> dict[str, str]:
-    """``{"page#id": kind}`` from a manifest's text."""
-    found: dict[str, str] = {}
-    for n, fields in _lines(text):
-        if len(fields) != 2 or "#" not in fields[0]:
-            raise ValueError(f"manifest line {n}: expected 'page#id kind', got {' '.join(fields)!r}")
-        found[fields[0]] = fields[1]
-    return found
-
-
-def format_manifest(anchors: Iterable[Anchor]) -> str:
-    return MANIFEST_HEADER + "".join(f"{a.key} {a.kind}\n" for a in sorted(set(anchors)))
-
-
-def parse_redirects(text: str) -> dict[str, str]:
-    """``{old: new}``; each side is ``page#id`` or a bare ``page``."""
-    found: dict[str, str] = {}
-    for n, fields in _lines(text):
-        if len(fields) != 2:
-            raise ValueError(f"redirects line {n}: expected 'old new', got {' '.join(fields)!r}")
-        old, new = fields
-        if old in found:
-            raise ValueError(f"redirects line {n}: {old!r} is redirected twice")
-        found[old] = new
-    return found
-
-
-def _split(target: str) -> tuple[str, str]:
-    page, _, anchor = target.partition("#")
-    return page, anchor
-
-
-def resolve(target: str, present: dict[str, set[str]], redirects: dict[str, str],
-            _seen: frozenset[str] = frozenset()) -> str | None:
-    """Follow redirects from ``target`` to something present (``page`` or ``page#id``); None if broken.
-
-    A redirect of a whole page (``old-page new-page``) carries its ids along: ``old-page#x`` goes to
-    ``new-page#x`` when that exists, else to ``new-page`` itself.
-    """
-    if target in _seen:
-        return None  # a cycle
-    seen = _seen | {target}
-    page, anchor = _split(target)
-    if page in present and (not anchor or anchor in present[page]):
-        return target
-    if target in redirects:
-        return resolve(redirects[target], present, redirects, seen)
-    if anchor and page in redirects:
-        new_page = _split(redirects[page])[0]
-        return (resolve(f"{new_page}#{anchor}", present, redirects, seen)
-                or resolve(redirects[page], present, redirects, seen))
-    return None
-
-
-def check_anchors(published: dict[str, str], present: dict[str, set[str]],
-                  redirects: dict[str, str]) -> list[str]:
-    """Problems (sentences) for published anchors that are gone without a redirect that works."""
-    problems = []
-    for key, kind in sorted(published.items()):
-        if resolve(key, present, redirects) is not None:
-            continue
-        if key in redirects:
-            problems.append(f"published {kind} anchor {key} is gone and its redirect to {redirects[key]} "
-                            f"leads nowhere")
-        else:
-            problems.append(f"published {kind} anchor {key} is gone; add a line '{key} <new-page#new-id>' "
-                            f"to the redirects file (or run `make anchors-update` if dropping it is intended)")
-    for old, new in sorted(redirects.items()):
-        if resolve(new, present, redirects) is None:
-            problems.append(f"redirect {old} -> {new}: the target does not exist")
-    return problems
 
 
 # -- section ids and collection (read time) ---------------------------------------------------------------
@@ -291,7 +192,7 @@ def _finish(app: Sphinx, exc: Exception | None) -> None:
         # A ratchet: what was published stays published while it still resolves (itself or by a redirect);
         # only an anchor that is gone without a redirect leaves the manifest.
         kept = {key: kind for key, kind in published.items() if resolve(key, present, redirects) is not None}
-        anchors |= {Anchor(*_split(key), kind) for key, kind in kept.items()}
+        anchors |= {Anchor(*split_target(key), kind) for key, kind in kept.items()}
         dropped = sorted(set(published) - set(kept))
         manifest.write_text(format_manifest(anchors), encoding="utf-8")
         logger.info("anchors: wrote %d anchors to %s (%d new, %d dropped%s)", len(anchors), manifest,
@@ -331,13 +232,13 @@ def _moves(app: Sphinx) -> dict[str, dict[str, str]]:
     """{old page: {old id, or "" for the page itself: new target}} from the redirects file."""
     moves: dict[str, dict[str, str]] = {}
     for old, new in load_redirects(app).items():
-        page, anchor = _split(old)
+        page, anchor = split_target(old)
         moves.setdefault(page, {})[anchor] = new
     return moves
 
 
 def _uri(app: Sphinx, frompage: str, target: str) -> str:
-    page, anchor = _split(target)
+    page, anchor = split_target(target)
     uri = app.builder.get_relative_uri(frompage, page)
     return f"{uri}#{anchor}" if anchor else uri
 
@@ -349,7 +250,7 @@ def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[
     before = env.__dict__.get("slimebook_redirects", {})
     env.slimebook_redirects = moves  # type: ignore[attr-defined]
     touched = {k for k in moves.keys() | before.keys() if moves.get(k) != before.get(k)}
-    return sorted({_split(k)[0] for k in touched} & env.found_docs)
+    return sorted({split_target(k)[0] for k in touched} & env.found_docs)
 
 
 def _apply_redirects(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -360,7 +261,7 @@ def _apply_redirects(app: Sphinx, doctree: nodes.document, docname: str) -> None
     for old_id, new in _moves(app).get(docname, {}).items():
         if not old_id or old_id in doctree.ids:
             continue
-        page, new_id = _split(new)
+        page, new_id = split_target(new)
         target = doctree.ids.get(new_id) if page == docname and new_id else None
         if target is not None:  # same page: the old id becomes a second id of the new target
             target["ids"].append(old_id)
@@ -388,7 +289,7 @@ def _redirect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     for page, ids in sorted(_moves(app).items()):
         if page in app.env.found_docs or page in generated:
             continue
-        default = ids.get("") or _split(next(iter(ids.values())))[0]
+        default = ids.get("") or split_target(next(iter(ids.values())))[0]
         href = _uri(app, page, default)
         body = (f'<p>本页已移动到 <a href="{html.escape(href)}">{html.escape(default)}</a>。</p>\n'
                 + _redirect_script({i: _uri(app, page, new) for i, new in ids.items() if i}, href))

@@ -26,9 +26,9 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from ..anchorcheck import is_stable
 from ..snapshots import snapshot_pagename
 from ..spans import span_label
-from .anchors import is_stable
 from .context import reading_order
 from .envrecords import citations as env_citations
 
