@@ -18,17 +18,20 @@ from conftest import copy_root, git
 from slimebook.cli import main
 from slimebook.drift import (
     Cited,
+    Drift,
     DriftChecker,
     Edit,
     RevisionError,
     Status,
     apply_edits,
     book_citations,
+    format_runs,
     plan_edits,
     repin_lock_text,
     resolve_commit,
     summarize,
 )
+from slimebook.drift.model import compress_lines
 from slimebook.lock import LockError, SourceLock, load_lock
 from slimebook.store import SourceStore
 
@@ -153,23 +156,98 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     return Upstream(repo, old, new, third)
 
 
-@pytest.fixture
-def stores(cache: Path, upstream: Upstream) -> tuple[SourceStore, SourceStore]:
+def _fetched(upstream: Upstream, root: Path | None = None) -> tuple[SourceStore, SourceStore]:
     lock = SourceLock("slime", upstream.path.as_posix(), upstream.old, "Apache-2.0", "https://x/{commit}/{path}{anchor}")
-    old, new = SourceStore(lock), SourceStore(dataclasses.replace(lock, commit=upstream.new))
+    old, new = SourceStore(lock, root=root), SourceStore(dataclasses.replace(lock, commit=upstream.new), root=root)
     old.fetch()
     new.fetch()
     return old, new
 
 
 @pytest.fixture
-def checker(stores: tuple[SourceStore, SourceStore]) -> DriftChecker:
-    return DriftChecker(*stores)
+def stores(cache: Path, upstream: Upstream) -> tuple[SourceStore, SourceStore]:
+    """Both commits fetched into the test's own cache (``SLIMEBOOK_CACHE``)."""
+    return _fetched(upstream)
+
+
+@pytest.fixture(scope="module")
+def module_stores(tmp_path_factory: pytest.TempPathFactory, upstream: Upstream):
+    """Both commits fetched once for the module's checker tests (they only read)."""
+    old, new = _fetched(upstream, tmp_path_factory.mktemp("drift-cache"))
+    yield old, new
+    old.close()
+    new.close()
+
+
+@pytest.fixture
+def checker(module_stores: tuple[SourceStore, SourceStore]) -> DriftChecker:
+    return DriftChecker(*module_stores)
 
 
 def check(checker: DriftChecker, path: str = "pkg/core.py", **kw: str):
     kind = kw.pop("kind", "directive")
     return checker.check(Cited(kind=kind, path=path, **kw))
+
+
+# -- the model, without a store ---------------------------------------------------------------------------
+def test_compress_lines_joins_consecutive_numbers_only() -> None:
+    assert compress_lines([50, 46, 48, 47, 46]) == "46-48,50"
+    assert compress_lines([1, 3, 4]) == "1,3-4"  # the second run grows, not the first
+    assert compress_lines([3, 5, 7]) == "3,5,7"
+    assert compress_lines([7]) == "7" and compress_lines([]) == ""
+
+
+def test_format_runs_writes_one_line_runs_as_one_number() -> None:
+    assert format_runs([(81, 104)]) == "81-104"
+    assert format_runs([(81, 90), (95, 95)]) == "81-90,95"
+    # line numbers above 256 are distinct int objects when read from text: equal, not identical
+    assert format_runs([(int("300"), int("300")), (int("301"), int("310"))]) == "300,301-310"
+
+
+CITED = Cited(kind="directive", path="pkg/core.py", lines="5-6")
+
+
+@pytest.mark.parametrize(("drift", "summary"), [
+    (Drift(CITED, Status.UNCHANGED, old_runs=((5, 6),), new_runs=((5, 6),)), "unchanged L5–L6"),
+    (Drift(CITED, Status.UNCHANGED, old_runs=(), new_runs=()), "unchanged"),  # an empty file, cited whole
+    (Drift(CITED, Status.MOVED, old_runs=((5, 6),), new_runs=((9, 10),), note="n"), "moved L5–L6 → L9–L10 (n)"),
+    (Drift(CITED, Status.CHANGED, old_runs=((5, 6),), new_runs=((9, 11),)), "changed L5–L6 → L9–L11"),
+    (Drift(CITED, Status.CHANGED, old_runs=((5, 6),), note="its lines were deleted"),
+     "changed (its lines were deleted)"),
+    (Drift(CITED, Status.GONE, old_runs=((5, 6),), note="at abc1234: gone"), "gone (at abc1234: gone)"),
+    (Drift(CITED, Status.BROKEN, note="bad"), "broken (bad)"),
+])
+def test_summary_lines_per_status(drift: Drift, summary: str) -> None:
+    assert drift.summary() == summary
+
+
+def test_new_lines_only_for_moved_or_unchanged_line_citations() -> None:
+    runs = ((9, 10),)
+    assert Drift(CITED, Status.MOVED, old_runs=((5, 6),), new_runs=runs).new_lines == "9-10"
+    assert Drift(CITED, Status.UNCHANGED, old_runs=runs, new_runs=runs).new_lines == "9-10"
+    assert Drift(CITED, Status.CHANGED, old_runs=((5, 6),), new_runs=runs).new_lines is None
+    symbol = Cited(kind="directive", path="pkg/core.py", pyobject="alpha")
+    assert Drift(symbol, Status.MOVED, old_runs=((5, 6),), new_runs=runs).new_lines is None
+    assert Drift(CITED, Status.MOVED, old_runs=((5, 6),), new_runs=()).new_lines is None
+
+
+def test_diff_has_two_lines_of_context() -> None:
+    d = Drift(CITED, Status.CHANGED, old_runs=((1, 6),), new_runs=((1, 6),), old_text=tuple("abcdef"),
+              new_text=("a", "b", "c", "D", "e", "f"), old_label="p@old", new_label="p@new")
+    assert d.diff() == "--- p@old L1–L6\n+++ p@new L1–L6\n@@ -2,5 +2,5 @@\n b\n c\n-d\n+D\n e\n f"
+    assert d.diff(reverse=True).startswith("--- p@new L1–L6\n+++ p@old L1–L6\n@@ -2,5 +2,5 @@\n b\n c\n-D\n+d\n")
+    same = dataclasses.replace(d, new_text=d.old_text)
+    assert same.diff() == "" and same.diff(reverse=True) == ""
+
+
+def test_where_and_describe() -> None:
+    occurrence = Cited(kind="occurrence", path="pkg/core.py", pyobject="alpha", ident="occ-1")
+    assert (occurrence.line, occurrence.index, occurrence.where) == (0, 0, "occ-1")
+    assert Cited(kind="occurrence", path="p").where == "?"
+    assert Cited(kind="role", path="p", file=Path("a.md"), line=7).where == "a.md:7"
+    assert CITED.describe() == "pkg/core.py :lines: 5-6"
+    assert occurrence.describe() == "pkg/core.py :pyobject: alpha"
+    assert Cited(kind="role", path="pkg/README.md").describe() == "pkg/README.md"
 
 
 # -- :lines: -------------------------------------------------------------------------------------------
