@@ -9,6 +9,7 @@ from slimebook.anchorcheck import (
     Anchor,
     check_anchors,
     format_manifest,
+    is_stable,
     parse_manifest,
     parse_redirects,
     resolve,
@@ -31,6 +32,20 @@ def test_redirects_parse_and_reject_duplicates() -> None:
     assert parse_redirects("# c\nold#a new#b\nold-page new-page\n") == {"old#a": "new#b", "old-page": "new-page"}
     with pytest.raises(ValueError, match="twice"):
         parse_redirects("a#x b#y\na#x c#z\n")
+
+
+@pytest.mark.parametrize(("text", "line"), [("a#x\n", 1), ("# c\na#x b#y\na#x b#y c#z\n", 3)])
+def test_a_redirect_line_needs_exactly_two_fields(text: str, line: int) -> None:
+    with pytest.raises(ValueError, match=f"redirects line {line}: expected 'old new'"):
+        parse_redirects(text)
+
+
+@pytest.mark.parametrize(("anchor", "stable"), [
+    ("anchors-home", True), ("async-08-to-thread", True), ("id3x", True), ("L81", True),
+    ("id3", False), ("id12", False), ("中文标题", False), ("标题-1", False),
+])
+def test_stable_anchors_are_ascii_and_not_docutils_counters(anchor: str, stable: bool) -> None:
+    assert is_stable(anchor) is stable
 
 
 def test_resolve_follows_anchor_page_and_chained_redirects() -> None:
