@@ -7,6 +7,7 @@ edits one, deletes one, renames a file and deletes another.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 import textwrap
 from pathlib import Path
@@ -32,6 +33,7 @@ from slimebook.drift import (
     summarize,
 )
 from slimebook.drift.model import compress_lines
+from slimebook.drift.relocate import map_line, map_range, occurrences, places, relocate, shift_emphasize
 from slimebook.lock import LockError, SourceLock, load_lock
 from slimebook.store import SourceStore
 
@@ -102,6 +104,13 @@ DUP_NEW = "x = 1\na = 0\nb = 0\nc = 0\nd = 0\ne = 0\nx = 1\n"
 INPLACE_OLD = "a = 1\nb = 2\nc = 3\n"
 INPLACE_NEW = "a = 1\nb = 20\nc = 3\n"
 KEEP = 'def keep():\n    return "same"\n\n\ndef other():\n    return "also"\n'
+#: Renamed (pkg/old_name.py → pkg/new_name.py) and edited: keep stays, edited changes, dropped goes.
+OLD_NAME = ('def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 1\n\n\n'
+            'def dropped():\n    return 2\n')
+NEW_NAME = 'def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 10\n'
+#: A method whose class was renamed (A → B): the symbol is gone, a definition with its last name remains.
+NAMES_OLD = "class A:\n    def run(self):\n        return 1\n"
+NAMES_NEW = "class B:\n    def run(self):\n        return 1\n"
 
 
 @dataclasses.dataclass
@@ -138,6 +147,13 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "README.md").write_text("# pkg\n")
     (repo / "pkg" / "cr.py").write_bytes(CR_FILE)
     (repo / "pkg" / "inplace.py").write_text(INPLACE_OLD)
+    (repo / "pkg" / "old_name.py").write_text(OLD_NAME)
+    (repo / "pkg" / "names.py").write_text(NAMES_OLD)
+    (repo / "pkg" / "unparsable.py").write_text("def f(:\n    pass\n")
+    (repo / "pkg" / "empty.py").write_text("")
+    (repo / "pkg" / "grows.py").write_text("")
+    (repo / "pkg" / "emptied.py").write_text("x = 1\n")
+    (repo / "pkg" / "shrinks.py").write_text("a = 1\nb = 2\nc = 3\n")
     git("add", "-A", cwd=repo)
     git("commit", "--quiet", "-m", "old", cwd=repo)
     old = git("rev-parse", "HEAD", cwd=repo).strip()
@@ -145,6 +161,12 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "cr.py").write_bytes(b"# one line pushes target down\n" + CR_FILE)
     (repo / "pkg" / "dup.py").write_text(DUP_NEW)
     (repo / "pkg" / "inplace.py").write_text(INPLACE_NEW)
+    (repo / "pkg" / "names.py").write_text(NAMES_NEW)
+    (repo / "pkg" / "grows.py").write_text("x = 1\n")
+    (repo / "pkg" / "emptied.py").write_text("")
+    (repo / "pkg" / "shrinks.py").write_text("a = 1\nc = 3\n")
+    git("mv", "pkg/old_name.py", "pkg/new_name.py", cwd=repo)
+    (repo / "pkg" / "new_name.py").write_text(NEW_NAME)
     git("mv", "pkg/renamed.py", "pkg/moved_here.py", cwd=repo)
     git("rm", "--quiet", "pkg/deleted.py", cwd=repo)
     git("add", "-A", cwd=repo)
@@ -204,6 +226,112 @@ def test_format_runs_writes_one_line_runs_as_one_number() -> None:
     assert format_runs([(int("300"), int("300")), (int("301"), int("310"))]) == "300,301-310"
 
 
+#: Opcodes of an old file of 7 lines and a new one of 6 (0-based, half-open): lines 1-2 equal, 3-4 deleted, 5-6
+#: equal (now 3-4), 7 replaced by two lines (now 5-6).
+OPCODES = [("equal", 0, 2, 0, 2), ("delete", 2, 4, 2, 2), ("equal", 4, 6, 2, 4), ("replace", 6, 7, 4, 6)]
+
+
+@pytest.mark.parametrize(("line", "edge", "new"), [
+    (1, "start", 1), (2, "end", 2),  # equal: the twin line
+    (3, "start", 3), (3, "end", 2), (4, "end", 2),  # deleted: after the gap / one before it
+    (5, "start", 3), (6, "end", 4),
+    (7, "start", 5), (7, "end", 6),  # replaced: the first / last line of the replacement
+    (8, "start", 7),  # past the old end: after the new end
+])
+def test_map_line(line: int, edge: str, new: int) -> None:
+    assert map_line(OPCODES, line, edge) == new
+
+
+def test_map_line_without_opcodes_and_map_range() -> None:
+    assert map_line([], 9, "start") == 9
+    assert map_range(OPCODES, 3, 4) == (3, 2)  # a deleted range: start after end
+    assert map_range(OPCODES, 2, 7) == (2, 6)
+
+
+def test_occurrences() -> None:
+    assert occurrences(["x", "a", "b", "a", "b", "a"], ["a", "b"]) == [2, 4]
+    assert occurrences(["a", "b", "a"], ["a"]) == [1, 3]  # the last line too
+    assert occurrences(["a"], ["a", "a"]) == [] and occurrences(["a"], []) == []
+    assert occurrences(["a", "a", "c"], ["a", "b"]) == []  # the first line alone is not a match
+
+
+def test_places_shows_at_most_six() -> None:
+    assert places([1, 7]) == "L1, L7"
+    assert places(range(1, 7)) == "L1, L2, L3, L4, L5, L6"
+    assert places(range(1, 8)) == "L1, L2, L3, L4, L5, L6, …"
+
+
+def _opcodes(old: list[str], new: list[str]):
+    return difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+
+
+DUP_OLD_LINES = DUP_OLD.splitlines()  # a = 0, x = 1, b = 0, c = 0, d = 0, x = 1
+DUP_NEW_LINES = DUP_NEW.splitlines()  # x = 1, a = 0, b = 0, c = 0, d = 0, e = 0, x = 1
+
+
+@pytest.mark.parametrize(("runs", "found", "note"), [
+    (((6, 6),), ((7, 7),), "the cited text occurs 2 times (L1, L7); chose L7, nearest to the old position "
+                           "(L6 → L7 by line diff)"),
+    # line 2 was deleted where it stood: the line diff carries it to L3, nearer to L1 than to L7
+    (((2, 2),), ((1, 1),), "the cited text occurs 2 times (L1, L7); chose L1, nearest to the old position "
+                           "(L2 → L3 by line diff)"),
+    (((2, 2), (6, 6)), ((1, 1), (7, 7)), "runs moved separately; L2–L2 occurs 2 times (L1, L7); chose L1, nearest "
+                                         "to the old position; L6–L6 occurs 2 times (L1, L7); chose L7, nearest to "
+                                         "the old position"),
+    (((3, 5),), ((3, 5),), ""),  # b, c, d: still in place
+])
+def test_relocate_notes(runs, found, note: str) -> None:
+    assert relocate(DUP_OLD_LINES, DUP_NEW_LINES, runs, _opcodes(DUP_OLD_LINES, DUP_NEW_LINES)) == (found, note)
+
+
+def test_relocate_ties_go_to_the_old_line_then_to_the_earliest() -> None:
+    old = ["o", "o", "o", "x", "o", "o", "o"]
+    new = ["x", "n", "n", "n", "x", "n", "n"]  # x at L1 and L5, not at its old L4
+    # one line deleted above: the line diff carries L4 to L3, as far from L1 as from L5; L5 is nearer the old L4
+    shifted = [("delete", 0, 1, 0, 0), ("equal", 1, 7, 0, 6), ("insert", 7, 7, 6, 7)]
+    assert relocate(old, new, ((4, 4),), shifted) == (((5, 5),), "the cited text occurs 2 times (L1, L5); chose L5, "
+                                                                 "nearest to the old position (L4 → L3 by line diff)")
+    # L2 and L6 equally far from L4 both ways: the earliest
+    new = ["n", "x", "n", "n", "n", "x", "n"]
+    assert relocate(old, new, ((4, 4),), [("replace", 0, 3, 0, 3), ("equal", 3, 7, 3, 7)])[0] == ((2, 2),)
+
+
+def test_relocate_two_runs_shifted_together_when_the_text_repeats() -> None:
+    old = ["a", "b", "x", "c", "d"]
+    twice = old + old
+    assert relocate(old, twice, ((1, 2), (4, 5)), _opcodes(old, twice)) == (
+        ((1, 2), (4, 5)), "the cited text occurs 2 times (L1, L6); kept in place, although the line diff carries L1 to "
+                          "L1")
+    # one line dropped above, then the whole text twice: the shift nearest to the first run's carried line wins
+    old = ["q", "a", "b", "x", "y", "w", "c", "d"]
+    new = old[1:] + old[1:]
+    assert relocate(old, new, ((2, 3), (7, 8)), _opcodes(old, new)) == (
+        ((1, 2), (6, 7)), "the cited text occurs 2 times (L1, L8); chose L1, nearest to the old position (L2 → L1 by "
+                          "line diff)")
+
+
+def test_relocate_refuses_runs_that_would_overlap_or_swap() -> None:
+    assert relocate(["p", "q", "r"], ["r", "p"], ((1, 1), (3, 3)), _opcodes(["p", "q", "r"], ["r", "p"])) == (None, "")
+    # both runs found only on the same line
+    assert relocate(["a", "b", "a"], ["a"], ((1, 1), (3, 3)), _opcodes(["a", "b", "a"], ["a"])) == (None, "")
+    assert relocate(["a", "b"], ["a"], ((1, 1), (2, 2)), _opcodes(["a", "b"], ["a"])) == (None, "")  # b is gone
+
+
+@pytest.mark.parametrize(("spec", "new"), [
+    ("1,6", "1,10"), ("5-6", "9-10"), ("1-2,5", "1-2,9"),
+    ("2-5", "2,9"),  # a range across runs that moved apart: respelled line by line
+    ("1-6", "1-2,9-10"),
+    ("3", None), ("7", None),  # outside the runs
+    ("", None), (None, None), ("x-y", None), ("6-5", None),  # empty or malformed
+])
+def test_shift_emphasize(spec: str | None, new: str | None) -> None:
+    assert shift_emphasize(spec, ((1, 2), (5, 6)), ((1, 2), (9, 10))) == new
+
+
+def test_shift_emphasize_keeps_a_range_across_runs_that_moved_together() -> None:
+    assert shift_emphasize("1-6", ((1, 2), (5, 6)), ((3, 4), (7, 8))) == "3-8"
+
+
 CITED = Cited(kind="directive", path="pkg/core.py", lines="5-6")
 
 
@@ -238,6 +366,15 @@ def test_diff_has_two_lines_of_context() -> None:
     assert d.diff(reverse=True).startswith("--- p@new L1–L6\n+++ p@old L1–L6\n@@ -2,5 +2,5 @@\n b\n c\n-D\n+d\n")
     same = dataclasses.replace(d, new_text=d.old_text)
     assert same.diff() == "" and same.diff(reverse=True) == ""
+
+
+def test_citations_and_drifts_are_frozen_and_hashable() -> None:
+    drift = Drift(CITED, Status.MOVED)
+    assert len({CITED, dataclasses.replace(CITED), drift, dataclasses.replace(drift)}) == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        CITED.line = 3  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        drift.note = "x"  # type: ignore[misc]
 
 
 def test_where_and_describe() -> None:
@@ -288,7 +425,7 @@ def test_multi_run_lines_whose_second_run_changed_is_changed(checker: DriftCheck
 def test_multi_run_lines_moved_separately(checker: DriftChecker) -> None:
     d = check(checker, lines="1-2,5-6")  # first() stays at 1-2, alpha moves down by 4
     assert d.status is Status.MOVED and d.new_runs == ((1, 2), (9, 10)) and d.new_lines == "1-2,9-10"
-    assert d.note.startswith("runs moved separately")
+    assert d.note == "runs moved separately"  # each run found once: nothing more to say
 
 
 def test_file_edited_in_place_with_the_same_line_count(checker: DriftChecker) -> None:
@@ -373,6 +510,70 @@ def test_whole_file(checker: DriftChecker) -> None:
     assert check(checker, path="pkg/README.md", kind="role").status is Status.UNCHANGED
     d = check(checker, path="pkg/core.py", kind="role")
     assert d.status is Status.CHANGED and "+def fresh():" in d.diff()
+
+
+def test_renamed_and_edited_file_hints(checker: DriftChecker) -> None:
+    """A rename git detects is followed into the new file: where the selection is there, and whether it is the same."""
+    short = checker.new.lock.short
+    renamed = checker.renames()["pkg/old_name.py"]
+    assert renamed[0] == "pkg/new_name.py" and 50 <= int(renamed[1]) < 100
+    rename = f"at {short}: 'pkg/old_name.py' does not exist at slime@{short}; git detects a rename to " \
+             f"pkg/new_name.py ({renamed[1]}% similar)"
+    d = check(checker, path="pkg/old_name.py", pyobject="edited")
+    assert (d.status, d.renamed_to, d.old_runs, d.new_runs) == (Status.GONE, "pkg/new_name.py", ((5, 6),), None)
+    assert d.note == rename + "; edited is there at L5–L6 (text differs)"
+    keep = check(checker, path="pkg/old_name.py", pyobject="keep")
+    assert keep.note == rename + "; keep is there at L1–L2 (same text)"
+    assert check(checker, path="pkg/old_name.py", pyobject="dropped").note == rename + "; dropped is not in it"
+    assert check(checker, path="pkg/old_name.py", lines="5-6").note == rename + "; the cited text is not in it verbatim"
+    assert check(checker, path="pkg/old_name.py", lines="1-2").note == rename + "; the cited text is there at L1–L2"
+    whole = check(checker, path="pkg/old_name.py", kind="role")
+    assert (whole.status, whole.note, whole.renamed_to) == (Status.GONE, rename, "pkg/new_name.py")
+
+
+def test_a_gone_symbol_names_definitions_with_the_same_last_name(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/names.py", pyobject="A.run")
+    short = checker.new.lock.short
+    assert d.status is Status.GONE and d.old_runs == ((2, 3),)
+    assert d.note == f"at {short}: no definition named 'A.run'; closest: B.run; same name: B.run (L2)"
+    d = check(checker, path="pkg/names.py", pyobject="A")
+    assert d.note == f"at {short}: no definition named 'A'"
+
+
+def test_a_file_that_does_not_parse_at_the_old_commit_is_broken(checker: DriftChecker) -> None:
+    first = check(checker, path="pkg/unparsable.py", pyobject="f")
+    assert first.status is Status.BROKEN and first.old_runs is None
+    assert first.note.startswith(f"at {checker.old.lock.short}: pkg/unparsable.py: does not parse: ")
+    again = check(checker, path="pkg/unparsable.py", pyobject="g")  # the failed parse is kept: the same sentence
+    assert again.status is Status.BROKEN and again.note == first.note
+    assert check(checker, path="pkg/unparsable.py", lines="2").status is Status.UNCHANGED  # lines need no parse
+
+
+def test_lines_and_pyobject_together_are_broken(checker: DriftChecker) -> None:
+    d = check(checker, lines="1-2", pyobject="first")
+    assert (d.status, d.old_runs) == (Status.BROKEN, None)
+    assert d.note == f"at {checker.old.lock.short}: give either :lines: or :pyobject:, not both"
+    d = check(checker, kind="role", path="pkg/core.py", error="malformed target 'x y'")
+    assert d.note == f"at {checker.old.lock.short}: malformed target 'x y'"
+
+
+@pytest.mark.parametrize(("path", "status", "old_runs", "new_runs", "new_text"), [
+    ("pkg/empty.py", Status.UNCHANGED, (), (), ()),
+    ("pkg/grows.py", Status.CHANGED, (), ((1, 1),), ("x = 1",)),
+    ("pkg/emptied.py", Status.CHANGED, ((1, 1),), (), ()),
+])
+def test_whole_empty_files(checker: DriftChecker, path: str, status, old_runs, new_runs, new_text) -> None:
+    d = check(checker, path=path, kind="role")
+    assert (d.status, d.old_runs, d.new_runs, d.new_text) == (status, old_runs, new_runs, new_text)
+
+
+def test_deleted_lines_have_no_counterpart(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/shrinks.py", lines="2")
+    assert (d.status, d.new_runs, d.new_text) == (Status.CHANGED, None, ())
+    assert d.note == "not found verbatim; its lines were deleted"
+    d = check(checker, path="pkg/shrinks.py", lines="1-2")  # the first line still maps
+    assert (d.status, d.new_runs, d.new_text) == (Status.CHANGED, ((1, 1),), ("a = 1",))
+    assert d.summary() == "changed L1–L2 → L1 (not found verbatim; → is the counterpart by line diff)"
 
 
 # -- roles and citation sources ------------------------------------------------------------------------

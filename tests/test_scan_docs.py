@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from slimebook.scan import scan_markdown
-from slimebook.scan.docs import fenced_python_blocks, repair, scan_block, token_records
+from slimebook.scan.docs import fenced_python_blocks, repair, scan_block, token_records, tokenize
 
 
 def test_fences_and_their_indentation():
@@ -103,3 +103,26 @@ def test_markdown_positions_and_crlf():
 def test_markdown_without_blocks():
     result = scan_markdown(b"\xef\xbb\xbf# nothing here\n")
     assert result.records == [] and result.blocks == 0 and result.status == "ok"
+
+
+def test_the_tolerant_tokenizer_counts_lines_through_strings_and_continuations():
+    text = 'x = f"a\\\nb" + """q\r\nr"""  # c\n\ty\\\n z'
+    assert [(t.kind, t.text, t.line, t.col, t.end) for t in tokenize(text)] == [
+        ("name", "x", 1, 0, (1, 1)), ("ws", " ", 1, 1, (1, 2)), ("op", "=", 1, 2, (1, 3)), ("ws", " ", 1, 3, (1, 4)),
+        ("string", 'f"a\\\nb"', 1, 4, (2, 2)),  # a backslash-newline inside a string: the string goes on
+        ("ws", " ", 2, 2, (2, 3)), ("op", "+", 2, 3, (2, 4)), ("ws", " ", 2, 4, (2, 5)),
+        ("string", '"""q\r\nr"""', 2, 5, (3, 4)),  # CRLF inside: one line break
+        ("ws", "  ", 3, 4, (3, 6)), ("comment", "# c", 3, 6, (3, 9)), ("nl", "\n", 3, 9, (4, 0)),
+        ("ws", "\t", 4, 0, (4, 1)), ("name", "y", 4, 1, (4, 2)), ("cont", "\\\n", 4, 2, (5, 0)),
+        ("ws", " ", 5, 0, (5, 1)), ("name", "z", 5, 1, (5, 2)),
+    ]
+
+
+def test_the_tolerant_tokenizer_never_fails():
+    text = "a $ 1.5e3 ... -> := **= //= <<= != ` 'open\n\"x\r"
+    assert [(t.kind, t.text, t.line, t.col) for t in tokenize(text) if t.kind != "ws"] == [
+        ("name", "a", 1, 0), ("other", "$", 1, 2), ("number", "1.5e3", 1, 4), ("op", "...", 1, 10),
+        ("op", "->", 1, 14), ("op", ":=", 1, 17), ("op", "**=", 1, 20), ("op", "//=", 1, 24), ("op", "<<=", 1, 28),
+        ("op", "!=", 1, 32), ("other", "`", 1, 35), ("string", "'open", 1, 37),  # unterminated: up to the line end
+        ("nl", "\n", 1, 42), ("string", '"x', 2, 0), ("nl", "\r", 2, 2),
+    ]
