@@ -31,6 +31,7 @@ from slimebook.drift import (
     repin_lock_text,
     resolve_commit,
     summarize,
+    update_lock_file,
 )
 from slimebook.drift.model import compress_lines
 from slimebook.drift.relocate import map_line, map_range, occurrences, places, relocate, shift_emphasize
@@ -663,6 +664,90 @@ def test_rst_directive_and_role_rewrite(tmp_path: Path, checker: DriftChecker) -
     assert doc.read_text() == "B\n=\n\n.. slime-source:: pkg/core.py\n   :lines: 9-10\n\nSee :slime:`pkg/core.py:9`.\n"
 
 
+def _moved(kind: str = "directive", lines: str | None = "5-6", new_runs=((9, 10),), emphasize: str | None = None,
+           new_emphasize: str | None = None, file: Path | None = Path("c.md"), line: int = 3, index: int = 0,
+           status: Status = Status.MOVED) -> Drift:
+    cited = Cited(kind=kind, path="pkg/core.py", lines=lines, emphasize=emphasize, file=file, line=line, index=index,
+                  pyobject=None if lines else "alpha")
+    return Drift(cited, status, old_runs=((5, 6),), new_runs=new_runs, new_emphasize=new_emphasize)
+
+
+def test_plan_edits_only_for_moved_citations_in_files() -> None:
+    c = Path("c.md")
+    assert plan_edits([
+        _moved(line=9, emphasize="6", new_emphasize="10"),
+        _moved(kind="role", line=4, index=1),
+        _moved(kind="role", line=4, index=0, emphasize="6", new_emphasize="10"),  # a role has no emphasis
+        _moved(lines=None, line=2, emphasize="5", new_emphasize="9"),  # :pyobject: with emphasis
+        _moved(file=None), _moved(kind="occurrence"), _moved(status=Status.UNCHANGED), _moved(status=Status.CHANGED),
+        _moved(new_runs=((5, 6),)),  # moved, but the spec reads the same
+        _moved(emphasize="6", new_emphasize="6", line=20, new_runs=((5, 6),)),
+    ]) == [
+        Edit(c, 2, "emphasize-lines", 0, "pkg/core.py", "5", "9"),
+        Edit(c, 4, "role", 0, "pkg/core.py", "5-6", "9-10"),
+        Edit(c, 4, "role", 1, "pkg/core.py", "5-6", "9-10"),
+        Edit(c, 9, "emphasize-lines", 0, "pkg/core.py", "6", "10"),
+        Edit(c, 9, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+    ]
+    assert Edit(c, 9, "lines", 0, "p", "5-6", "9-10").describe() == "c.md:9: :lines: 5-6 → 9-10"
+    assert Edit(c, 4, "role", 1, "p", "5", "9").describe() == "c.md:4: role lines 5 → 9"
+
+
+def _apply(tmp_path: Path, text: str, *edits: tuple, name: str = "c.md") -> tuple[list[str | None], str]:
+    doc = tmp_path / name
+    doc.write_bytes(text.encode())
+    results = apply_edits([Edit(doc, *e) for e in edits])
+    return [problem for _, problem in results], doc.read_bytes().decode()
+
+
+def test_apply_edits_says_why_an_edit_no_longer_fits(tmp_path: Path) -> None:
+    text = ("```{slime-source} pkg/core.py\n:caption: c\n:lines: 5-6\n```\n\n:lines: 5-6\n"
+            "See {slime}`x <pkg/other.py:5>`.\n")
+    problems, after = _apply(
+        tmp_path, text,
+        (9, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+        (7, "role", 1, "pkg/core.py", "5", "9"),
+        (7, "role", 0, "pkg/core.py", "5", "9"),
+        (6, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+        (1, "emphasize-lines", 0, "pkg/core.py", "5", "9"),
+        (1, "lines", 0, "pkg/other.py", "5-6", "9-10"),
+    )
+    assert problems == [
+        "line 9 is past the end of the file",
+        "the role is no longer on that line",
+        "the role now reads 'x <pkg/other.py:5>', expected pkg/core.py:5",
+        "line 6 is no longer a slime-source directive for pkg/core.py",
+        "the directive has no :emphasize-lines: option any more",  # the options end at the closing fence
+        "line 1 is no longer a slime-source directive for pkg/other.py",
+    ]
+    assert after == text
+
+
+def test_apply_edits_reads_specs_as_runs_and_keeps_the_rest_of_the_line(tmp_path: Path) -> None:
+    text = ("```{slime-source} pkg/core.py\n:lines: 5 - 6  \n```\n"
+            "See {slime}`a <pkg/core.py:5-6 >` and {slime}`pkg/core.py:6`.\n")
+    problems, after = _apply(
+        tmp_path, text,
+        (1, "lines", 0, "pkg/core.py", "5-6", "9-10"),  # ":lines: 5 - 6" is the same runs as "5-6"
+        (4, "role", 0, "pkg/core.py", "5-6", "9-10"),
+        (4, "role", 1, "pkg/core.py", "6", "10"),
+    )
+    assert problems == [None, None, None]
+    assert after == ("```{slime-source} pkg/core.py\n:lines: 9-10  \n```\n"
+                     "See {slime}`a <pkg/core.py:9-10 >` and {slime}`pkg/core.py:10`.\n")
+    problems, _ = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 5-x\n```\n",
+                         (1, "lines", 0, "pkg/core.py", "5-6", "9-10"))
+    assert problems == [":lines: now reads '5-x', expected '5-6'"]  # a malformed spec is compared as text
+
+
+def test_apply_edits_leaves_a_file_without_a_fitting_edit_alone(tmp_path: Path) -> None:
+    doc = tmp_path / "c.md"
+    doc.write_text("```{slime-source} pkg/core.py\n:lines: 7-8\n```\n")
+    before = doc.stat().st_ino
+    assert apply_edits([Edit(doc, 1, "lines", 0, "pkg/core.py", "5-6", "9-10")])[0][1] is not None
+    assert doc.stat().st_ino == before  # not rewritten (a rewrite replaces the file)
+
+
 # -- the lock ----------------------------------------------------------------------------------------------
 def test_lock_previous_commit_is_optional_and_checked(tmp_path: Path, upstream: Upstream) -> None:
     lock = tmp_path / "l.toml"
@@ -686,6 +771,30 @@ def test_repin_lock_text_keeps_comments(upstream: Upstream) -> None:
     assert twice == upstream.lock_text(upstream.third, upstream.new)
     with pytest.raises(LockError, match=r"no \[other\] table"):
         repin_lock_text(text, "other", upstream.new, upstream.old)
+
+
+def test_repin_lock_text_edits_only_its_table() -> None:
+    new, old = "b" * 40, "a" * 40
+    text = ('[other]\ncommit = "c"\n\n[slime]  # the pin\r\n'
+            "commit = 'x'\r\n\n[later]\nprevious_commit = \"p\"\n")
+    assert repin_lock_text(text, "slime", new, old) == (
+        f'[other]\ncommit = "c"\n\n[slime]  # the pin\r\ncommit = \'{new}\'\r\nprevious_commit = "{old}"\r\n\n'
+        '[later]\nprevious_commit = "p"\n')
+    with pytest.raises(LockError, match=r"\[slime\] has no commit"):
+        repin_lock_text('[slime]\nurl = "u"\n[other]\ncommit = "c"\n', "slime", new, old)
+    with pytest.raises(LockError, match="not a full 40-hex sha: 'abc'"):
+        repin_lock_text(text, "slime", "abc", old)
+    with pytest.raises(LockError, match="not a full 40-hex sha: 'A{40}'"):
+        repin_lock_text(text, "slime", new, "A" * 40)
+
+
+def test_update_lock_file_refuses_text_that_would_not_read_back(tmp_path: Path) -> None:
+    lock = tmp_path / "sources.toml"
+    text = '[slime]\ncommit = "' + "a" * 40 + '"\nprevious_commit = 7\n'  # not a string: a second key is inserted
+    lock.write_text(text)
+    with pytest.raises(LockError, match="would not be valid TOML"):
+        update_lock_file(lock, "slime", "b" * 40, "a" * 40)
+    assert lock.read_text() == text
 
 
 # -- revisions ----------------------------------------------------------------------------------------------
