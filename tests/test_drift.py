@@ -108,10 +108,18 @@ KEEP = 'def keep():\n    return "same"\n\n\ndef other():\n    return "also"\n'
 #: Renamed (pkg/old_name.py → pkg/new_name.py) and edited: keep stays, edited changes, dropped goes.
 OLD_NAME = ('def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 1\n\n\n'
             'def dropped():\n    return 2\n')
-NEW_NAME = 'def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 10\n'
-#: A method whose class was renamed (A → B): the symbol is gone, a definition with its last name remains.
-NAMES_OLD = "class A:\n    def run(self):\n        return 1\n"
-NAMES_NEW = "class B:\n    def run(self):\n        return 1\n"
+NEW_NAME = 'def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 0\n'
+#: A method whose class was renamed (C → B): the symbol is gone, a definition with its last name remains; a property
+#: that gained a setter: its name became ambiguous.
+NAMES_OLD = ("class C:\n    def run(self):\n        return 1\n\n\nclass P:\n    @property\n    def x(self):\n"
+             "        return 1\n")
+NAMES_NEW = ("class B:\n    def run(self):\n        return 1\n\n\nclass P:\n    @property\n    def x(self):\n"
+             "        return 1\n\n    @x.setter\n    def x(self, v):\n        pass\n")
+#: Renamed (pkg/encoded.py → pkg/recoded.py) and no longer valid UTF-8 at the new commit.
+ENCODED = "".join(f"line_{i} = {i}\n" for i in range(20)).encode()
+#: 70 one-line functions (210 lines); the new commit deletes f10 (old lines 31-33).
+LONG_OLD = "".join(f"def f{k}():\n    pass\n\n" for k in range(70))
+LONG_NEW = "".join(f"def f{k}():\n    pass\n\n" for k in range(70) if k != 10)
 
 
 @dataclasses.dataclass
@@ -155,6 +163,8 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "grows.py").write_text("")
     (repo / "pkg" / "emptied.py").write_text("x = 1\n")
     (repo / "pkg" / "shrinks.py").write_text("a = 1\nb = 2\nc = 3\n")
+    (repo / "pkg" / "encoded.py").write_bytes(ENCODED)
+    (repo / "pkg" / "long.py").write_text(LONG_OLD)
     git("add", "-A", cwd=repo)
     git("commit", "--quiet", "-m", "old", cwd=repo)
     old = git("rev-parse", "HEAD", cwd=repo).strip()
@@ -168,6 +178,9 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "shrinks.py").write_text("a = 1\nc = 3\n")
     git("mv", "pkg/old_name.py", "pkg/new_name.py", cwd=repo)
     (repo / "pkg" / "new_name.py").write_text(NEW_NAME)
+    git("mv", "pkg/encoded.py", "pkg/recoded.py", cwd=repo)
+    (repo / "pkg" / "recoded.py").write_bytes(ENCODED + b"# caf\xe9 in Latin-1\n")
+    (repo / "pkg" / "long.py").write_text(LONG_NEW)
     git("mv", "pkg/renamed.py", "pkg/moved_here.py", cwd=repo)
     git("rm", "--quiet", "pkg/deleted.py", cwd=repo)
     git("add", "-A", cwd=repo)
@@ -316,6 +329,9 @@ def test_relocate_refuses_runs_that_would_overlap_or_swap() -> None:
     # both runs found only on the same line
     assert relocate(["a", "b", "a"], ["a"], ((1, 1), (3, 3)), _opcodes(["a", "b", "a"], ["a"])) == (None, "")
     assert relocate(["a", "b"], ["a"], ((1, 1), (2, 2)), _opcodes(["a", "b"], ["a"])) == (None, "")  # b is gone
+    # the runs found separately would share line 3 (a, b, c and c, d): refused, though the second ends later
+    old, new = ["a", "b", "c", "q", "c", "d"], ["a", "b", "c", "d"]
+    assert relocate(old, new, ((1, 3), (5, 6)), _opcodes(old, new)) == (None, "")
 
 
 @pytest.mark.parametrize(("spec", "new"), [
@@ -533,12 +549,34 @@ def test_renamed_and_edited_file_hints(checker: DriftChecker) -> None:
 
 
 def test_a_gone_symbol_names_definitions_with_the_same_last_name(checker: DriftChecker) -> None:
-    d = check(checker, path="pkg/names.py", pyobject="A.run")
+    d = check(checker, path="pkg/names.py", pyobject="C.run")
     short = checker.new.lock.short
     assert d.status is Status.GONE and d.old_runs == ((2, 3),)
-    assert d.note == f"at {short}: no definition named 'A.run'; closest: B.run; same name: B.run (L2)"
-    d = check(checker, path="pkg/names.py", pyobject="A")
-    assert d.note == f"at {short}: no definition named 'A'"
+    assert d.note == f"at {short}: no definition named 'C.run'; closest: B.run; same name: B.run (L2)"
+    d = check(checker, path="pkg/names.py", pyobject="C")
+    assert d.note == f"at {short}: no definition named 'C'"
+    # two definitions of the name now (a setter added): gone, and the hint does not repeat the name itself
+    d = check(checker, path="pkg/names.py", pyobject="P.x")
+    assert (d.status, d.old_runs) == (Status.GONE, ((7, 9),))
+    assert d.note == f"at {short}: 'P.x' is ambiguous: 2 definitions at L7–L9, L11–L13"
+
+
+def test_a_renamed_file_that_no_longer_decodes_gives_no_hint(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/encoded.py", lines="1-2")
+    renamed = checker.renames()["pkg/encoded.py"]
+    assert (d.status, d.renamed_to, renamed[0]) == (Status.GONE, "pkg/recoded.py", "pkg/recoded.py")
+    short = checker.new.lock.short
+    assert d.note == (f"at {short}: 'pkg/encoded.py' does not exist at slime@{short}; git detects a rename to "
+                      f"pkg/recoded.py ({renamed[1]}% similar)")
+
+
+def test_the_line_diff_counts_every_line_in_long_files(checker: DriftChecker) -> None:
+    """difflib without its popular-line heuristic (``autojunk=False``), also past 200 lines: the deleted f10 (old
+    lines 31-33) is aligned where the first differing line is, so its counterpart is f9's last two lines (29-30).
+    With the heuristic the blank and ``pass`` lines would be ignored and the citation reported as deleted."""
+    d = check(checker, path="pkg/long.py", lines="31-33")
+    assert (d.status, d.new_runs, d.new_text) == (Status.CHANGED, ((29, 30),), ("    pass", ""))
+    assert check(checker, path="pkg/long.py", lines="34-36").new_runs == ((31, 33),)  # f11: moved up by three
 
 
 def test_a_file_that_does_not_parse_at_the_old_commit_is_broken(checker: DriftChecker) -> None:
@@ -572,6 +610,8 @@ def test_deleted_lines_have_no_counterpart(checker: DriftChecker) -> None:
     d = check(checker, path="pkg/shrinks.py", lines="2")
     assert (d.status, d.new_runs, d.new_text) == (Status.CHANGED, None, ())
     assert d.note == "not found verbatim; its lines were deleted"
+    d = check(checker, path="pkg/shrinks.py", lines="3")  # moved up
+    assert (d.status, d.new_runs) == (Status.MOVED, ((2, 2),))
     d = check(checker, path="pkg/shrinks.py", lines="1-2")  # the first line still maps
     assert (d.status, d.new_runs, d.new_text) == (Status.CHANGED, ((1, 1),), ("a = 1",))
     assert d.summary() == "changed L1–L2 → L1 (not found verbatim; → is the counterpart by line diff)"
