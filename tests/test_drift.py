@@ -112,9 +112,9 @@ NEW_NAME = 'def keep():\n    return "the same text in both"\n\n\ndef edited():\n
 #: A method whose class was renamed (C → B): the symbol is gone, a definition with its last name remains; a property
 #: that gained a setter: its name became ambiguous.
 NAMES_OLD = ("class C:\n    def run(self):\n        return 1\n\n\nclass P:\n    @property\n    def x(self):\n"
-             "        return 1\n")
+             "        return 1\n\n\ndef g():\n    return 2\n")
 NAMES_NEW = ("class B:\n    def run(self):\n        return 1\n\n\nclass P:\n    @property\n    def x(self):\n"
-             "        return 1\n\n    @x.setter\n    def x(self, v):\n        pass\n")
+             "        return 1\n\n    @x.setter\n    def x(self, v):\n        pass\n\n\ndef g():\n    return 1\n")
 #: Renamed (pkg/encoded.py → pkg/recoded.py) and no longer valid UTF-8 at the new commit.
 ENCODED = "".join(f"line_{i} = {i}\n" for i in range(20)).encode()
 #: 70 one-line functions (210 lines); the new commit deletes f10 (old lines 31-33).
@@ -561,6 +561,13 @@ def test_a_gone_symbol_names_definitions_with_the_same_last_name(checker: DriftC
     assert d.note == f"at {short}: 'P.x' is ambiguous: 2 definitions at L7–L9, L11–L13"
 
 
+def test_a_symbol_moved_up_or_made_shorter(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/long.py", pyobject="f11")
+    assert (d.status, d.old_runs, d.new_runs) == (Status.MOVED, ((34, 35),), ((31, 32),))
+    d = check(checker, path="pkg/names.py", pyobject="g")  # "return 2" became "return 1"
+    assert (d.status, d.old_runs, d.new_runs) == (Status.CHANGED, ((12, 13),), ((16, 17),))
+
+
 def test_a_renamed_file_that_no_longer_decodes_gives_no_hint(checker: DriftChecker) -> None:
     d = check(checker, path="pkg/encoded.py", lines="1-2")
     renamed = checker.renames()["pkg/encoded.py"]
@@ -721,8 +728,12 @@ def test_plan_edits_only_for_moved_citations_in_files() -> None:
         _moved(lines=None, line=2, emphasize="5", new_emphasize="9"),  # :pyobject: with emphasis
         _moved(file=None), _moved(kind="occurrence"), _moved(status=Status.UNCHANGED), _moved(status=Status.CHANGED),
         _moved(new_runs=((5, 6),)),  # moved, but the spec reads the same
-        _moved(emphasize="6", new_emphasize="6", line=20, new_runs=((5, 6),)),
+        # the same emphasis, spelled by another string object
+        _moved(emphasize="6,16", new_emphasize=",".join(["6", "16"]), line=20, new_runs=((5, 6),)),
+        _moved(status=Status.CHANGED, emphasize="6", new_emphasize="10"),  # only moved citations are rewritten
+        _moved(line=1, new_runs=((1, 2),)),  # moved up
     ]) == [
+        Edit(c, 1, "lines", 0, "pkg/core.py", "5-6", "1-2"),
         Edit(c, 2, "emphasize-lines", 0, "pkg/core.py", "5", "9"),
         Edit(c, 4, "role", 0, "pkg/core.py", "5-6", "9-10"),
         Edit(c, 4, "role", 1, "pkg/core.py", "5-6", "9-10"),
@@ -731,6 +742,10 @@ def test_plan_edits_only_for_moved_citations_in_files() -> None:
     ]
     assert Edit(c, 9, "lines", 0, "p", "5-6", "9-10").describe() == "c.md:9: :lines: 5-6 → 9-10"
     assert Edit(c, 4, "role", 1, "p", "5", "9").describe() == "c.md:4: role lines 5 → 9"
+    edit = Edit(c, 4, "role", 1, "p", "5", "9")
+    assert len({edit, dataclasses.replace(edit)}) == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        edit.new = "10"  # type: ignore[misc]
 
 
 def _apply(tmp_path: Path, text: str, *edits: tuple, name: str = "c.md") -> tuple[list[str | None], str]:
@@ -742,20 +757,24 @@ def _apply(tmp_path: Path, text: str, *edits: tuple, name: str = "c.md") -> tupl
 
 def test_apply_edits_says_why_an_edit_no_longer_fits(tmp_path: Path) -> None:
     text = ("```{slime-source} pkg/core.py\n:caption: c\n:lines: 5-6\n```\n\n:lines: 5-6\n"
-            "See {slime}`x <pkg/other.py:5>`.\n")
+            "See {slime}`x <pkg/other.py:5>`.\nAll of {slime}`pkg/core.py`.\n")
     problems, after = _apply(
         tmp_path, text,
-        (9, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+        (10, "lines", 0, "pkg/core.py", "5-6", "9-10"),
         (7, "role", 1, "pkg/core.py", "5", "9"),
+        (7, "role", 2, "pkg/core.py", "5", "9"),
         (7, "role", 0, "pkg/core.py", "5", "9"),
+        (8, "role", 0, "pkg/core.py", "5", "9"),
         (6, "lines", 0, "pkg/core.py", "5-6", "9-10"),
         (1, "emphasize-lines", 0, "pkg/core.py", "5", "9"),
         (1, "lines", 0, "pkg/other.py", "5-6", "9-10"),
     )
     assert problems == [
-        "line 9 is past the end of the file",
+        "line 10 is past the end of the file",
+        "the role is no longer on that line",
         "the role is no longer on that line",
         "the role now reads 'x <pkg/other.py:5>', expected pkg/core.py:5",
+        "the role now reads 'pkg/core.py', expected pkg/core.py:5",  # no line numbers to rewrite
         "line 6 is no longer a slime-source directive for pkg/core.py",
         "the directive has no :emphasize-lines: option any more",  # the options end at the closing fence
         "line 1 is no longer a slime-source directive for pkg/other.py",
@@ -778,6 +797,20 @@ def test_apply_edits_reads_specs_as_runs_and_keeps_the_rest_of_the_line(tmp_path
     problems, _ = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 5-x\n```\n",
                          (1, "lines", 0, "pkg/core.py", "5-6", "9-10"))
     assert problems == [":lines: now reads '5-x', expected '5-6'"]  # a malformed spec is compared as text
+    problems, after = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 5-x \n:emphasize-lines: 5-6\n```\n",
+                             (1, "lines", 0, "pkg/core.py", "5-x", "9-10"),
+                             (1, "emphasize-lines", 0, "pkg/core.py", "5-7", "9"))
+    assert problems == [None, ":emphasize-lines: now reads '5-6', expected '5-7'"]
+    assert after == "```{slime-source} pkg/core.py\n:lines: 9-10 \n:emphasize-lines: 5-6\n```\n"
+    problems, _ = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 5-x\n```\n",
+                         (1, "lines", 0, "pkg/core.py", "5-y", "9-10"))
+    assert problems == [":lines: now reads '5-x', expected '5-y'"]
+
+
+def test_apply_edits_writes_a_shorter_spec_too(tmp_path: Path) -> None:
+    problems, after = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 9-10\n```\n",
+                             (1, "lines", 0, "pkg/core.py", "9-10", "1-2"))
+    assert (problems, after) == ([None], "```{slime-source} pkg/core.py\n:lines: 1-2\n```\n")
 
 
 def test_apply_edits_leaves_a_file_without_a_fitting_edit_alone(tmp_path: Path) -> None:
@@ -820,8 +853,11 @@ def test_repin_lock_text_edits_only_its_table() -> None:
     assert repin_lock_text(text, "slime", new, old) == (
         f'[other]\ncommit = "c"\n\n[slime]  # the pin\r\ncommit = \'{new}\'\r\nprevious_commit = "{old}"\r\n\n'
         '[later]\nprevious_commit = "p"\n')
-    with pytest.raises(LockError, match=r"\[slime\] has no commit"):
-        repin_lock_text('[slime]\nurl = "u"\n[other]\ncommit = "c"\n', "slime", new, old)
+    # the table's own lines only: not the line above its header, not a table that follows at once
+    for lock in ('[other]\ncommit = "c"\n[slime]\nurl = "u"\n', '[slime]\n[other]\ncommit = "c"\n',
+                 '[other]\nprevious_commit = "p"\ncommit = "c"\n[slime]\n'):
+        with pytest.raises(LockError, match=r"\[slime\] has no commit"):
+            repin_lock_text(lock, "slime", new, old)
     with pytest.raises(LockError, match="not a full 40-hex sha: 'abc'"):
         repin_lock_text(text, "slime", "abc", old)
     with pytest.raises(LockError, match="not a full 40-hex sha: 'A{40}'"):
@@ -834,6 +870,21 @@ def test_update_lock_file_refuses_text_that_would_not_read_back(tmp_path: Path) 
     lock.write_text(text)
     with pytest.raises(LockError, match="would not be valid TOML"):
         update_lock_file(lock, "slime", "b" * 40, "a" * 40)
+    assert lock.read_text() == text
+
+
+# new shas sorting before and after the ones that stay ("b…" and "d…")
+@pytest.mark.parametrize(("commit", "previous"), [("a" * 40, "a" * 40), ("c" * 40, "f" * 40)])
+@pytest.mark.parametrize("inside", ["commit", "previous_commit"])
+def test_update_lock_file_refuses_an_edit_inside_a_string(tmp_path: Path, commit: str, previous: str,
+                                                          inside: str) -> None:
+    """A line of a multi-line string that reads like the key is edited instead of the key: the lock reads back wrong."""
+    lock = tmp_path / "sources.toml"
+    text = (f'[slime]\ncommit = "{"b" * 40}"\nprevious_commit = "{"d" * 40}"\nnotes = """\n'
+            f'{inside} = "in a string"\n"""\n')
+    lock.write_text(text)
+    with pytest.raises(LockError, match=r"could not re-pin \[slime\] textually"):
+        update_lock_file(lock, "slime", commit, previous)
     assert lock.read_text() == text
 
 
