@@ -231,6 +231,7 @@ def test_compress_lines_joins_consecutive_numbers_only() -> None:
     assert compress_lines([1, 3, 4]) == "1,3-4"  # the second run grows, not the first
     assert compress_lines([3, 5, 7]) == "3,5,7"
     assert compress_lines([7]) == "7" and compress_lines([]) == ""
+    assert compress_lines([300, 301, 302, 304]) == "300-302,304"  # numbers above 256: equal, not identical
 
 
 def test_format_runs_writes_one_line_runs_as_one_number() -> None:

@@ -289,3 +289,10 @@ def test_a_typo_in_the_last_part_is_matched_on_last_parts_only(wrong: str) -> No
     with pytest.raises(SymbolError) as info:
         symbol_range(LONG_CLASS, wrong)
     assert str(info.value) == f"no definition named {wrong!r}; closest: VeryLongClassName.__aexit__"
+
+
+def test_at_most_three_closest_names() -> None:
+    src = "".join(f"class {c}:\n    async def __aexit__(self, *a):\n        pass\n\n\n" for c in "ABCD")
+    with pytest.raises(SymbolError) as info:
+        symbol_range(src, "__aexit__")
+    assert str(info.value) == "no definition named '__aexit__'; closest: A.__aexit__, B.__aexit__, C.__aexit__"
