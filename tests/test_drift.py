@@ -808,6 +808,14 @@ def test_apply_edits_reads_specs_as_runs_and_keeps_the_rest_of_the_line(tmp_path
     assert problems == [":lines: now reads '5-x', expected '5-y'"]
 
 
+def test_apply_edits_reads_options_only_up_to_the_directive_s_end(tmp_path: Path) -> None:
+    text = "```{slime-source} pkg/core.py\n:caption: c\n```\n:lines: 5-6\n"
+    problems, after = _apply(tmp_path, text, (1, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+                             (0, "lines", 0, "pkg/core.py", "5-6", "9-10"))
+    assert problems == ["the directive has no :lines: option any more", "line 0 is past the end of the file"]
+    assert after == text
+
+
 def test_apply_edits_writes_a_shorter_spec_too(tmp_path: Path) -> None:
     problems, after = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 9-10\n```\n",
                              (1, "lines", 0, "pkg/core.py", "9-10", "1-2"))
