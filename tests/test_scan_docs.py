@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
+import pytest
 
 from slimebook.scan import scan_markdown
 from slimebook.scan.docs import fenced_python_blocks, repair, scan_block, token_records, tokenize
@@ -125,4 +128,82 @@ def test_the_tolerant_tokenizer_never_fails():
         ("op", "->", 1, 14), ("op", ":=", 1, 17), ("op", "**=", 1, 20), ("op", "//=", 1, 24), ("op", "<<=", 1, 28),
         ("op", "!=", 1, 32), ("other", "`", 1, 35), ("string", "'open", 1, 37),  # unterminated: up to the line end
         ("nl", "\n", 1, 42), ("string", '"x', 2, 0), ("nl", "\r", 2, 2),
+    ]
+
+
+def _rows(records):
+    return [tuple(r[:9]) for r in records]
+
+
+def test_an_unclosed_fence_keeps_its_last_line_without_a_final_newline():
+    blocks = fenced_python_blocks("```python\n\nawait x")
+    assert [(b.first_line, b.lines, b.removed) for b in blocks] == [(2, ("", "await x"), (0, 0))]
+
+
+def test_a_tab_the_parser_expanded_cuts_only_the_whitespace_there_is():
+    """In a list item indented 3, ``\\tx = 1`` is `` x = 1`` to the parser (the tab is 4 columns): the raw line loses
+    its one whitespace character, not 3 characters."""
+    blocks = fenced_python_blocks("1. a\n\n   ```python\n\tx = 1\n   ```\n")
+    assert [(b.first_line, b.lines, b.removed) for b in blocks] == [(4, ("x = 1",), (1,))]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        blocks[0].first_line = 1  # type: ignore[misc]
+
+
+def test_repair_leaves_code_alone_that_needs_nothing():
+    assert repair("f(\nx") == ("f(\nx", [0, 0])  # an unclosed bracket up to the last token
+    assert repair("def f(): return g(1)\n") == ("def f(): return g(1)\n", [0, 0])  # a one-line def has its body
+    assert repair(" await x\n if y:\n  z\n") == ("await x\nif y:\n z\n", [1, 1, 1, 0])  # indented by one column
+
+
+def test_a_block_ending_in_a_line_continuation_is_scanned_wrapped():
+    """Only inside the wrapper ``async def`` does the final backslash find a line to continue: records map back."""
+    records, status = scan_block("await a()\nasync def inner():\n    await b()\nx = 1 \\\n")
+    assert status == "repaired"
+    assert _rows(records) == [
+        (1, 0, 1, 9, "<module>", "syntax", "await", "syntax", "syntax"),
+        (2, 0, 3, 13, "inner", "syntax", "async_def", "syntax", "syntax"),
+        (3, 4, 3, 13, "inner", "syntax", "await", "syntax", "syntax"),
+    ]
+    assert [r[9] for r in records] == ["await a()", "async def inner():", "    await b()"]  # the block's own lines
+
+
+def test_chunks_after_one_that_fails_are_still_repaired():
+    records, status = scan_block("print 'x', await y\nasync def h(a) -> int\n")
+    assert status == "tokens"
+    assert _rows(records) == [
+        (1, 11, 1, 16, "<module>", "syntax", "await", "syntax", "token_fallback"),
+        (2, 0, 2, 21, "h", "syntax", "async_def", "syntax", "syntax"),  # the chunk parsed once repaired
+    ]
+
+
+def test_a_chunk_starts_at_its_statement_s_first_line():
+    records, status = scan_block("print 'bad'\nx = f(\n  await y)\n")
+    assert status == "tokens"
+    assert _rows(records) == [(3, 2, 3, 9, "<module>", "syntax", "await", "syntax", "syntax")]  # x = f(...) parsed
+
+
+def test_token_fallback_async_generators_loops_and_import_lists():
+    text = ("async def a():\n    yield 1\n    yield 2\n    async def b():\n        yield 3\n        yield 4\n"
+            "    async for x in y:\n        pass\nimport asyncio, threading\n")
+    assert _rows(token_records(text, {})) == [
+        (1, 0, 1, 11, "a", "syntax", "async_def", "syntax", "token_fallback"),
+        (1, 0, 1, 11, "a", "syntax", "async_generator", "syntax", "token_fallback"),  # once, for two yields
+        (4, 4, 4, 15, "a.b", "syntax", "async_def", "syntax", "token_fallback"),
+        (4, 4, 4, 15, "a.b", "syntax", "async_generator", "syntax", "token_fallback"),
+        (7, 4, 7, 13, "a", "syntax", "async_for", "syntax", "token_fallback"),  # at the start of its line
+        (9, 7, 9, 14, "<module>", "import", "asyncio", "asyncio", "token_fallback"),
+        (9, 16, 9, 25, "<module>", "import", "threading", "threading", "token_fallback"),
+    ]
+    assert _rows(token_records("def a():\n    async def b():\n        yield 3\n        yield 4\n", {})) == [
+        (2, 4, 2, 15, "a.b", "syntax", "async_def", "syntax", "token_fallback"),
+        (2, 4, 2, 15, "a.b", "syntax", "async_generator", "syntax", "token_fallback"),
+    ]
+
+
+def test_token_fallback_a_line_in_an_open_bracket_continues_the_logical_line():
+    """Only a statement keyword (or ``async def`` / ``async with``) starts a new logical line inside an unclosed
+    bracket: ``x with y`` does not, so the ``await`` below stays in ``outer``'s logical line."""
+    assert _rows(token_records("async def outer():\n    f(\nx with y\n    await q\n", {})) == [
+        (1, 0, 1, 15, "outer", "syntax", "async_def", "syntax", "token_fallback"),
+        (4, 4, 4, 9, "outer", "syntax", "await", "syntax", "token_fallback"),
     ]
