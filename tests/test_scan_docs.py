@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 
 from slimebook.scan import scan_markdown
-from slimebook.scan.docs import fenced_python_blocks, repair, scan_block, token_records, tokenize
+from slimebook.scan.docs import Block, fenced_python_blocks, repair, scan_block, token_records, tokenize
 
 
 def test_fences_and_their_indentation():
@@ -206,4 +206,68 @@ def test_token_fallback_a_line_in_an_open_bracket_continues_the_logical_line():
     assert _rows(token_records("async def outer():\n    f(\nx with y\n    await q\n", {})) == [
         (1, 0, 1, 15, "outer", "syntax", "async_def", "syntax", "token_fallback"),
         (4, 4, 4, 9, "outer", "syntax", "await", "syntax", "token_fallback"),
+    ]
+
+
+def test_fences_without_an_info_string_or_content():
+    assert fenced_python_blocks("```\nawait x\n```\n```python\n```\n") == [Block(5, (), ())]
+
+
+def test_repair_headers():
+    assert repair("x)\ndef g()\n") == ("x)\ndef g(): ...\n", [0, 0, 0])  # a stray bracket closes nothing
+    # colons inside brackets are not the header's; a header followed by a deeper line has a body
+    assert repair("def f(a: int, b={1: 2}) -> int\nclass C(B)\n    x = 1\nasync\n") == (
+        "def f(a: int, b={1: 2}) -> int: ...\nclass C(B):\n    x = 1\nasync\n", [0, 0, 0, 0, 0])
+    assert repair("def f(\n    a,\n    b)\nreturn 1\n") == ("def f(\n    a,\n    b): ...\nreturn 1\n", [0, 0, 0, 0, 0])
+
+
+def test_chunks_keep_decorators_and_handlers_with_their_statement():
+    code = "try:\n    await a()\nexcept E:\n    pass\n@d\nasync def f(:\n    await b()\nawait c()\n"
+    records, status = scan_block(code)
+    assert status == "tokens"
+    assert _rows(records) == [
+        (2, 4, 2, 13, "<module>", "syntax", "await", "syntax", "syntax"),  # try/except: one chunk, parsed
+        (6, 0, 6, 11, "f", "syntax", "async_def", "syntax", "token_fallback"),  # @d and the broken def: one chunk
+        (7, 4, 7, 9, "f", "syntax", "await", "syntax", "token_fallback"),
+        (8, 0, 8, 5, "f", "syntax", "await", "syntax", "token_fallback"),  # still inside f's open bracket
+    ]
+    # a statement keyword ends the open bracket's line; the parsed chunks' imports serve the token scan
+    records, status = scan_block("import asyncio\n@d\nasync def f(:\n    pass\nawait asyncio.sleep(1)\n")
+    assert (status, _rows(records)) == ("tokens", [
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "import_statement"),
+        (3, 0, 3, 11, "f", "syntax", "async_def", "syntax", "token_fallback"),
+        (5, 0, 5, 22, "<module>", "syntax", "await", "syntax", "syntax"),
+        (5, 6, 5, 19, "<module>", "api_call", "asyncio.sleep", "asyncio", "import_resolution"),
+    ])
+
+
+def test_token_fallback_import_forms_and_names():
+    text = ("from concurrent.futures import (ThreadPoolExecutor as P, wait)\nfrom . import asyncio\n"
+            "from queue import *\nimport asyncio.subprocess\nimport threading as\nasyncio.subprocess.PIPE\nP()\nwait(x)\nx.aiter(y)\naiter\n"
+            "anext(z)\nasyncio.nothing_here()\ndef\nclass K:\n    await k\n")
+    assert _rows(token_records(text, {})) == [
+        (1, 32, 1, 55, "<module>", "import", "concurrent.futures.ThreadPoolExecutor", "executors", "token_fallback"),
+        (1, 57, 1, 61, "<module>", "import", "concurrent.futures.wait", "executors", "token_fallback"),
+        # from . import asyncio: relative, no record and no binding; from queue import *: no name
+        (4, 7, 4, 25, "<module>", "import", "asyncio.subprocess", "asyncio", "token_fallback"),  # binds asyncio
+        (5, 7, 5, 19, "<module>", "import", "threading", "threading", "token_fallback"),  # "as" with no name
+        (6, 0, 6, 23, "<module>", "api_reference", "asyncio.subprocess.PIPE", "asyncio", "token_fallback"),
+        (7, 0, 7, 1, "<module>", "api_call", "concurrent.futures.ThreadPoolExecutor", "executors", "token_fallback"),
+        (8, 0, 8, 4, "<module>", "api_call", "concurrent.futures.wait", "executors", "token_fallback"),
+        # x.aiter(y): an attribute, not the builtin; aiter without a call: no record
+        (11, 0, 11, 5, "<module>", "api_call", "anext", "async-builtins", "token_fallback"),
+        (12, 0, 12, 20, "<module>", "api_call", "asyncio.nothing_here", "asyncio", "token_fallback"),
+        (15, 4, 15, 9, "K", "syntax", "await", "syntax", "token_fallback"),  # a class is a scope too
+    ]
+
+
+def test_markdown_status_is_the_worst_block_s_and_positions_follow_each_block():
+    md = ("# t\n\n```python\nprint 'x', await y\n```\n\n- item\n\n  ```python\n  async def f(a) -> int\n  ```\n\n"
+          "```python\nawait z\n```\n")
+    result = scan_markdown(md)
+    assert (result.status, result.blocks) == ("tokens", 3)  # tokens, then repaired, then ok
+    assert [tuple(r[:10]) for r in result.records] == [
+        (4, 11, 4, 16, "<module>", "syntax", "await", "syntax", "token_fallback", "print 'x', await y"),
+        (10, 2, 10, 23, "f", "syntax", "async_def", "syntax", "syntax", "  async def f(a) -> int"),
+        (14, 0, 14, 7, "<module>", "syntax", "await", "syntax", "syntax", "await z"),
     ]
