@@ -243,7 +243,8 @@ def test_chunks_keep_decorators_and_handlers_with_their_statement():
 
 def test_token_fallback_import_forms_and_names():
     text = ("from concurrent.futures import (ThreadPoolExecutor as P, wait)\nfrom . import asyncio\n"
-            "from queue import *\nimport asyncio.subprocess\nimport threading as\nasyncio.subprocess.PIPE\nP()\nwait(x)\nx.aiter(y)\naiter\n"
+            "from queue import *\nimport asyncio.subprocess\nimport threading as\nasyncio.subprocess.PIPE\n"
+            "P()\nwait(x)\nx.aiter(y)\naiter\n"
             "anext(z)\nasyncio.nothing_here()\ndef\nclass K:\n    await k\n")
     assert _rows(token_records(text, {})) == [
         (1, 32, 1, 55, "<module>", "import", "concurrent.futures.ThreadPoolExecutor", "executors", "token_fallback"),
