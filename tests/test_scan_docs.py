@@ -272,3 +272,46 @@ def test_markdown_status_is_the_worst_block_s_and_positions_follow_each_block():
         (10, 2, 10, 23, "f", "syntax", "async_def", "syntax", "syntax", "  async def f(a) -> int"),
         (14, 0, 14, 7, "<module>", "syntax", "await", "syntax", "syntax", "await z"),
     ]
+
+
+def test_repair_dedents_every_over_indented_run():
+    assert repair("x = 1\n    y = 2\n") == ("x = 1\ny = 2\n", [0, 4, 0])  # the second line already
+    assert repair("x = 1\n    if a:\n        b\n") == ("x = 1\nif a:\n    b\n", [0, 4, 4, 0])  # deeper lines go along
+    assert repair("x = 1\n    y = 2\nz = 3\n    w = 4\n") == ("x = 1\ny = 2\nz = 3\nw = 4\n", [0, 4, 0, 4, 0])
+    text, shifts = repair("x = 1\n" + "    y = 1\n" * 299)  # a run of more than 256 logical lines, to the end
+    assert text == "x = 1\n" + "y = 1\n" * 299 and shifts == [0] + [4] * 299 + [0]
+
+
+def test_repair_stops_after_one_dedent_per_line():
+    """A line that cannot be dedented (a form feed before its spaces is not stripped) uses up the budget of one
+    attempt per line, so the over-indented ``w = 4`` after it is left as it is."""
+    code = "x = 1\n\f    y = 2\nz = 3\n    w = 4\n"
+    assert repair(code) == (code, [0, 0, 0, 0, 0])
+
+
+def test_token_fallback_long_lines_nested_scopes_and_dots():
+    records = token_records("x = [" + "a, " * 150 + "aiter(y)]\n", {})  # more than 256 tokens in one line
+    assert _rows(records) == [(1, 455, 1, 460, "<module>", "api_call", "aiter", "async-builtins", "token_fallback")]
+    text = "async def a():\n    async def b():\n        async def c():\n            await x\n        await y\n"
+    assert _rows(token_records(text, {})) == [
+        (1, 0, 1, 11, "a", "syntax", "async_def", "syntax", "token_fallback"),
+        (2, 4, 2, 15, "a.b", "syntax", "async_def", "syntax", "token_fallback"),
+        (3, 8, 3, 19, "a.b.c", "syntax", "async_def", "syntax", "token_fallback"),
+        (4, 12, 4, 17, "a.b.c", "syntax", "await", "syntax", "token_fallback"),
+        (5, 8, 5, 13, "a.b", "syntax", "await", "syntax", "token_fallback"),
+    ]
+    assert token_records(".anext(z)\n", {}) == []  # an attribute, even at the start of a line
+    assert _rows(token_records("import asyncio\nasyncio.\n", {})) == [  # a trailing dot ends the name
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "token_fallback"),
+        (2, 0, 2, 7, "<module>", "api_reference", "asyncio", "asyncio", "token_fallback"),
+    ]
+
+
+def test_markdown_status_repaired_after_ok_and_the_last_line_without_a_newline():
+    result = scan_markdown("```python\nawait x\n```\n\n```python\nasync def f(a) -> int\n```\n\n```python\nawait x")
+    assert result.status == "repaired"
+    assert [tuple(r[:10]) for r in result.records] == [
+        (2, 0, 2, 7, "<module>", "syntax", "await", "syntax", "syntax", "await x"),
+        (6, 0, 6, 21, "f", "syntax", "async_def", "syntax", "syntax", "async def f(a) -> int"),
+        (10, 0, 10, 7, "<module>", "syntax", "await", "syntax", "syntax", "await x"),  # the file's last line
+    ]
