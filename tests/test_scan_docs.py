@@ -315,3 +315,10 @@ def test_markdown_status_repaired_after_ok_and_the_last_line_without_a_newline()
         (6, 0, 6, 21, "f", "syntax", "async_def", "syntax", "syntax", "async def f(a) -> int"),
         (10, 0, 10, 7, "<module>", "syntax", "await", "syntax", "syntax", "await x"),  # the file's last line
     ]
+
+
+def test_chunks_that_parse_alone_but_not_together_are_token_scanned_whole():
+    """``    \\`` + ``await a`` parses (repaired) and ``x = 1 \\`` parses wrapped, but the two together neither way."""
+    records, status = scan_block("    \\\nawait a\nx = 1 \\\n")
+    assert (status, [tuple(r[:10]) for r in records]) == (
+        "tokens", [(2, 0, 2, 5, "<module>", "syntax", "await", "syntax", "token_fallback", "await a")])
