@@ -322,3 +322,29 @@ def test_chunks_that_parse_alone_but_not_together_are_token_scanned_whole():
     records, status = scan_block("    \\\nawait a\nx = 1 \\\n")
     assert (status, [tuple(r[:10]) for r in records]) == (
         "tokens", [(2, 0, 2, 5, "<module>", "syntax", "await", "syntax", "token_fallback", "await a")])
+
+
+def test_blocks_longer_than_256_lines_chunks_and_tokens():
+    """Counts past 256 are distinct int objects in CPython: every bound below is compared by value."""
+    code = "f(\n" + "a,\n" * 200 + "x"  # an open bracket up to the last of 400 tokens
+    assert repair(code) == (code, [0] * 202)
+    text, shifts = repair("x = 1\n" * 300 + "def f()\n")  # a header as the last of 301 logical lines
+    assert text == "x = 1\n" * 300 + "def f(): ...\n" and shifts == [0] * 302
+    records, status = scan_block("await a\n" * 300 + "print 'bad'\n")  # 301 chunks
+    assert status == "tokens" and len(records) == 300
+    assert tuple(records[-1][:9]) == (300, 0, 300, 7, "<module>", "syntax", "await", "syntax", "syntax")
+    assert token_records("x = [" + "a, " * 150 + "b] def\n", {}) == []  # a def ending a long line names nothing
+    assert _rows(token_records("import asyncio\nx = " + "a, " * 150 + "asyncio\n", {})) == [  # a name ending it
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "token_fallback"),
+        (2, 454, 2, 461, "<module>", "api_reference", "asyncio", "asyncio", "token_fallback"),
+    ]
+
+
+def test_a_header_followed_by_a_shallower_line_has_no_body():
+    assert repair("class C:\n    def f()\nx = 1\n") == ("class C:\n    def f(): ...\nx = 1\n", [0, 0, 0, 0])
+
+
+def test_token_fallback_def_without_a_name_and_a_parenthesized_import():
+    assert _rows(token_records("async def (:\n    await x\n", {})) == [  # no name after def: no definition
+        (2, 4, 2, 9, "<module>", "syntax", "await", "syntax", "token_fallback")]
+    assert token_records("import (asyncio)\n", {}) == []  # not an import of asyncio (parentheses need "from")
