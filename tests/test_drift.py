@@ -7,6 +7,7 @@ edits one, deletes one, renames a file and deletes another.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 import textwrap
 from pathlib import Path
@@ -18,16 +19,20 @@ from conftest import copy_root, git
 from slimebook.cli import main
 from slimebook.drift import (
     Cited,
+    Drift,
     DriftChecker,
     Edit,
     RevisionError,
     Status,
     apply_edits,
     book_citations,
+    format_runs,
     plan_edits,
     resolve_commit,
     summarize,
 )
+from slimebook.drift.model import compress_lines
+from slimebook.drift.relocate import map_line, map_range, occurrences, places, relocate, shift_emphasize
 from slimebook.lock import LockError, SourceLock, load_lock, repin_lock_text, update_lock_file
 from slimebook.store import SourceStore
 
@@ -98,6 +103,21 @@ DUP_NEW = "x = 1\na = 0\nb = 0\nc = 0\nd = 0\ne = 0\nx = 1\n"
 INPLACE_OLD = "a = 1\nb = 2\nc = 3\n"
 INPLACE_NEW = "a = 1\nb = 20\nc = 3\n"
 KEEP = 'def keep():\n    return "same"\n\n\ndef other():\n    return "also"\n'
+#: Renamed (pkg/old_name.py → pkg/new_name.py) and edited: keep stays, edited changes, dropped goes.
+OLD_NAME = ('def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 1\n\n\n'
+            'def dropped():\n    return 2\n')
+NEW_NAME = 'def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 0\n'
+#: A method whose class was renamed (C → B): the symbol is gone, a definition with its last name remains; a property
+#: that gained a setter: its name became ambiguous.
+NAMES_OLD = ("class C:\n    def run(self):\n        return 1\n\n\nclass P:\n    @property\n    def x(self):\n"
+             "        return 1\n\n\ndef g():\n    return 2\n")
+NAMES_NEW = ("class B:\n    def run(self):\n        return 1\n\n\nclass P:\n    @property\n    def x(self):\n"
+             "        return 1\n\n    @x.setter\n    def x(self, v):\n        pass\n\n\ndef g():\n    return 1\n")
+#: Renamed (pkg/encoded.py → pkg/recoded.py) and no longer valid UTF-8 at the new commit.
+ENCODED = "".join(f"line_{i} = {i}\n" for i in range(20)).encode()
+#: 70 one-line functions (210 lines); the new commit deletes f10 (old lines 31-33).
+LONG_OLD = "".join(f"def f{k}():\n    pass\n\n" for k in range(70))
+LONG_NEW = "".join(f"def f{k}():\n    pass\n\n" for k in range(70) if k != 10)
 
 
 @dataclasses.dataclass
@@ -134,6 +154,15 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "README.md").write_text("# pkg\n")
     (repo / "pkg" / "cr.py").write_bytes(CR_FILE)
     (repo / "pkg" / "inplace.py").write_text(INPLACE_OLD)
+    (repo / "pkg" / "old_name.py").write_text(OLD_NAME)
+    (repo / "pkg" / "names.py").write_text(NAMES_OLD)
+    (repo / "pkg" / "unparsable.py").write_text("def f(:\n    pass\n")
+    (repo / "pkg" / "empty.py").write_text("")
+    (repo / "pkg" / "grows.py").write_text("")
+    (repo / "pkg" / "emptied.py").write_text("x = 1\n")
+    (repo / "pkg" / "shrinks.py").write_text("a = 1\nb = 2\nc = 3\n")
+    (repo / "pkg" / "encoded.py").write_bytes(ENCODED)
+    (repo / "pkg" / "long.py").write_text(LONG_OLD)
     git("add", "-A", cwd=repo)
     git("commit", "--quiet", "-m", "old", cwd=repo)
     old = git("rev-parse", "HEAD", cwd=repo).strip()
@@ -141,6 +170,15 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "cr.py").write_bytes(b"# one line pushes target down\n" + CR_FILE)
     (repo / "pkg" / "dup.py").write_text(DUP_NEW)
     (repo / "pkg" / "inplace.py").write_text(INPLACE_NEW)
+    (repo / "pkg" / "names.py").write_text(NAMES_NEW)
+    (repo / "pkg" / "grows.py").write_text("x = 1\n")
+    (repo / "pkg" / "emptied.py").write_text("")
+    (repo / "pkg" / "shrinks.py").write_text("a = 1\nc = 3\n")
+    git("mv", "pkg/old_name.py", "pkg/new_name.py", cwd=repo)
+    (repo / "pkg" / "new_name.py").write_text(NEW_NAME)
+    git("mv", "pkg/encoded.py", "pkg/recoded.py", cwd=repo)
+    (repo / "pkg" / "recoded.py").write_bytes(ENCODED + b"# caf\xe9 in Latin-1\n")
+    (repo / "pkg" / "long.py").write_text(LONG_NEW)
     git("mv", "pkg/renamed.py", "pkg/moved_here.py", cwd=repo)
     git("rm", "--quiet", "pkg/deleted.py", cwd=repo)
     git("add", "-A", cwd=repo)
@@ -152,23 +190,217 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     return Upstream(repo, old, new, third)
 
 
-@pytest.fixture
-def stores(cache: Path, upstream: Upstream) -> tuple[SourceStore, SourceStore]:
+def _fetched(upstream: Upstream, root: Path | None = None) -> tuple[SourceStore, SourceStore]:
     lock = SourceLock("slime", upstream.path.as_posix(), upstream.old, "Apache-2.0", "https://x/{commit}/{path}{anchor}")
-    old, new = SourceStore(lock), SourceStore(dataclasses.replace(lock, commit=upstream.new))
+    old, new = SourceStore(lock, root=root), SourceStore(dataclasses.replace(lock, commit=upstream.new), root=root)
     old.fetch()
     new.fetch()
     return old, new
 
 
 @pytest.fixture
-def checker(stores: tuple[SourceStore, SourceStore]) -> DriftChecker:
-    return DriftChecker(*stores)
+def stores(cache: Path, upstream: Upstream) -> tuple[SourceStore, SourceStore]:
+    """Both commits fetched into the test's own cache (``SLIMEBOOK_CACHE``)."""
+    return _fetched(upstream)
+
+
+@pytest.fixture(scope="module")
+def module_stores(tmp_path_factory: pytest.TempPathFactory, upstream: Upstream):
+    """Both commits fetched once for the module's checker tests (they only read)."""
+    old, new = _fetched(upstream, tmp_path_factory.mktemp("drift-cache"))
+    yield old, new
+    old.close()
+    new.close()
+
+
+@pytest.fixture
+def checker(module_stores: tuple[SourceStore, SourceStore]) -> DriftChecker:
+    return DriftChecker(*module_stores)
 
 
 def check(checker: DriftChecker, path: str = "pkg/core.py", **kw: str):
     kind = kw.pop("kind", "directive")
     return checker.check(Cited(kind=kind, path=path, **kw))
+
+
+# -- the model, without a store ---------------------------------------------------------------------------
+def test_compress_lines_joins_consecutive_numbers_only() -> None:
+    assert compress_lines([50, 46, 48, 47, 46]) == "46-48,50"
+    assert compress_lines([1, 3, 4]) == "1,3-4"  # the second run grows, not the first
+    assert compress_lines([3, 5, 7]) == "3,5,7"
+    assert compress_lines([7]) == "7" and compress_lines([]) == ""
+    assert compress_lines([300, 301, 302, 304]) == "300-302,304"  # numbers above 256: equal, not identical
+
+
+def test_format_runs_writes_one_line_runs_as_one_number() -> None:
+    assert format_runs([(81, 104)]) == "81-104"
+    assert format_runs([(81, 90), (95, 95)]) == "81-90,95"
+    # line numbers above 256 are distinct int objects when read from text: equal, not identical
+    assert format_runs([(int("300"), int("300")), (int("301"), int("310"))]) == "300,301-310"
+
+
+#: Opcodes of an old file of 7 lines and a new one of 6 (0-based, half-open): lines 1-2 equal, 3-4 deleted, 5-6
+#: equal (now 3-4), 7 replaced by two lines (now 5-6).
+OPCODES = [("equal", 0, 2, 0, 2), ("delete", 2, 4, 2, 2), ("equal", 4, 6, 2, 4), ("replace", 6, 7, 4, 6)]
+
+
+@pytest.mark.parametrize(("line", "edge", "new"), [
+    (1, "start", 1), (2, "end", 2),  # equal: the twin line
+    (3, "start", 3), (3, "end", 2), (4, "end", 2),  # deleted: after the gap / one before it
+    (5, "start", 3), (6, "end", 4),
+    (7, "start", 5), (7, "end", 6),  # replaced: the first / last line of the replacement
+    (8, "start", 7),  # past the old end: after the new end
+])
+def test_map_line(line: int, edge: str, new: int) -> None:
+    assert map_line(OPCODES, line, edge) == new
+
+
+def test_map_line_without_opcodes_and_map_range() -> None:
+    assert map_line([], 9, "start") == 9
+    assert map_range(OPCODES, 3, 4) == (3, 2)  # a deleted range: start after end
+    assert map_range(OPCODES, 2, 7) == (2, 6)
+
+
+def test_occurrences() -> None:
+    assert occurrences(["x", "a", "b", "a", "b", "a"], ["a", "b"]) == [2, 4]
+    assert occurrences(["a", "b", "a"], ["a"]) == [1, 3]  # the last line too
+    assert occurrences(["a"], ["a", "a"]) == [] and occurrences(["a"], []) == []
+    assert occurrences(["a", "a", "c"], ["a", "b"]) == []  # the first line alone is not a match
+
+
+def test_places_shows_at_most_six() -> None:
+    assert places([1, 7]) == "L1, L7"
+    assert places(range(1, 7)) == "L1, L2, L3, L4, L5, L6"
+    assert places(range(1, 8)) == "L1, L2, L3, L4, L5, L6, …"
+
+
+def _opcodes(old: list[str], new: list[str]):
+    return difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+
+
+DUP_OLD_LINES = DUP_OLD.splitlines()  # a = 0, x = 1, b = 0, c = 0, d = 0, x = 1
+DUP_NEW_LINES = DUP_NEW.splitlines()  # x = 1, a = 0, b = 0, c = 0, d = 0, e = 0, x = 1
+
+
+@pytest.mark.parametrize(("runs", "found", "note"), [
+    (((6, 6),), ((7, 7),), "the cited text occurs 2 times (L1, L7); chose L7, nearest to the old position "
+                           "(L6 → L7 by line diff)"),
+    # line 2 was deleted where it stood: the line diff carries it to L3, nearer to L1 than to L7
+    (((2, 2),), ((1, 1),), "the cited text occurs 2 times (L1, L7); chose L1, nearest to the old position "
+                           "(L2 → L3 by line diff)"),
+    (((2, 2), (6, 6)), ((1, 1), (7, 7)), "runs moved separately; L2 occurs 2 times (L1, L7); chose L1, nearest "
+                                         "to the old position; L6 occurs 2 times (L1, L7); chose L7, nearest to "
+                                         "the old position"),
+    (((3, 5),), ((3, 5),), ""),  # b, c, d: still in place
+])
+def test_relocate_notes(runs, found, note: str) -> None:
+    assert relocate(DUP_OLD_LINES, DUP_NEW_LINES, runs, _opcodes(DUP_OLD_LINES, DUP_NEW_LINES)) == (found, note)
+
+
+def test_relocate_ties_go_to_the_old_line_then_to_the_earliest() -> None:
+    old = ["o", "o", "o", "x", "o", "o", "o"]
+    new = ["x", "n", "n", "n", "x", "n", "n"]  # x at L1 and L5, not at its old L4
+    # one line deleted above: the line diff carries L4 to L3, as far from L1 as from L5; L5 is nearer the old L4
+    shifted = [("delete", 0, 1, 0, 0), ("equal", 1, 7, 0, 6), ("insert", 7, 7, 6, 7)]
+    assert relocate(old, new, ((4, 4),), shifted) == (((5, 5),), "the cited text occurs 2 times (L1, L5); chose L5, "
+                                                                 "nearest to the old position (L4 → L3 by line diff)")
+    # L2 and L6 equally far from L4 both ways: the earliest
+    new = ["n", "x", "n", "n", "n", "x", "n"]
+    assert relocate(old, new, ((4, 4),), [("replace", 0, 3, 0, 3), ("equal", 3, 7, 3, 7)])[0] == ((2, 2),)
+
+
+def test_relocate_two_runs_shifted_together_when_the_text_repeats() -> None:
+    old = ["a", "b", "x", "c", "d"]
+    twice = old + old
+    assert relocate(old, twice, ((1, 2), (4, 5)), _opcodes(old, twice)) == (
+        ((1, 2), (4, 5)), "the cited text occurs 2 times (L1, L6); kept in place, although the line diff carries L1 to "
+                          "L1")
+    # one line dropped above, then the whole text twice: the shift nearest to the first run's carried line wins
+    old = ["q", "a", "b", "x", "y", "w", "c", "d"]
+    new = old[1:] + old[1:]
+    assert relocate(old, new, ((2, 3), (7, 8)), _opcodes(old, new)) == (
+        ((1, 2), (6, 7)), "the cited text occurs 2 times (L1, L8); chose L1, nearest to the old position (L2 → L1 by "
+                          "line diff)")
+
+
+def test_relocate_refuses_runs_that_would_overlap_or_swap() -> None:
+    assert relocate(["p", "q", "r"], ["r", "p"], ((1, 1), (3, 3)), _opcodes(["p", "q", "r"], ["r", "p"])) == (None, "")
+    # both runs found only on the same line
+    assert relocate(["a", "b", "a"], ["a"], ((1, 1), (3, 3)), _opcodes(["a", "b", "a"], ["a"])) == (None, "")
+    assert relocate(["a", "b"], ["a"], ((1, 1), (2, 2)), _opcodes(["a", "b"], ["a"])) == (None, "")  # b is gone
+    # the runs found separately would share line 3 (a, b, c and c, d): refused, though the second ends later
+    old, new = ["a", "b", "c", "q", "c", "d"], ["a", "b", "c", "d"]
+    assert relocate(old, new, ((1, 3), (5, 6)), _opcodes(old, new)) == (None, "")
+
+
+@pytest.mark.parametrize(("spec", "new"), [
+    ("1,6", "1,10"), ("5-6", "9-10"), ("1-2,5", "1-2,9"),
+    ("2-5", "2,9"),  # a range across runs that moved apart: respelled line by line
+    ("1-6", "1-2,9-10"),
+    ("3", None), ("7", None),  # outside the runs
+    ("", None), (None, None), ("x-y", None), ("6-5", None),  # empty or malformed
+])
+def test_shift_emphasize(spec: str | None, new: str | None) -> None:
+    assert shift_emphasize(spec, ((1, 2), (5, 6)), ((1, 2), (9, 10))) == new
+
+
+def test_shift_emphasize_keeps_a_range_across_runs_that_moved_together() -> None:
+    assert shift_emphasize("1-6", ((1, 2), (5, 6)), ((3, 4), (7, 8))) == "3-8"
+
+
+CITED = Cited(kind="directive", path="pkg/core.py", lines="5-6")
+
+
+@pytest.mark.parametrize(("drift", "summary"), [
+    (Drift(CITED, Status.UNCHANGED, old_runs=((5, 6),), new_runs=((5, 6),)), "unchanged L5–L6"),
+    (Drift(CITED, Status.UNCHANGED, old_runs=(), new_runs=()), "unchanged"),  # an empty file, cited whole
+    (Drift(CITED, Status.MOVED, old_runs=((5, 6),), new_runs=((9, 10),), note="n"), "moved L5–L6 → L9–L10 (n)"),
+    (Drift(CITED, Status.CHANGED, old_runs=((5, 6),), new_runs=((9, 11),)), "changed L5–L6 → L9–L11"),
+    (Drift(CITED, Status.CHANGED, old_runs=((5, 6),), note="its lines were deleted"),
+     "changed (its lines were deleted)"),
+    (Drift(CITED, Status.GONE, old_runs=((5, 6),), note="at abc1234: gone"), "gone (at abc1234: gone)"),
+    (Drift(CITED, Status.BROKEN, note="bad"), "broken (bad)"),
+])
+def test_summary_lines_per_status(drift: Drift, summary: str) -> None:
+    assert drift.summary() == summary
+
+
+def test_new_lines_only_for_moved_or_unchanged_line_citations() -> None:
+    runs = ((9, 10),)
+    assert Drift(CITED, Status.MOVED, old_runs=((5, 6),), new_runs=runs).new_lines == "9-10"
+    assert Drift(CITED, Status.UNCHANGED, old_runs=runs, new_runs=runs).new_lines == "9-10"
+    assert Drift(CITED, Status.CHANGED, old_runs=((5, 6),), new_runs=runs).new_lines is None
+    symbol = Cited(kind="directive", path="pkg/core.py", pyobject="alpha")
+    assert Drift(symbol, Status.MOVED, old_runs=((5, 6),), new_runs=runs).new_lines is None
+    assert Drift(CITED, Status.MOVED, old_runs=((5, 6),), new_runs=()).new_lines is None
+
+
+def test_diff_has_two_lines_of_context() -> None:
+    d = Drift(CITED, Status.CHANGED, old_runs=((1, 6),), new_runs=((1, 6),), old_text=tuple("abcdef"),
+              new_text=("a", "b", "c", "D", "e", "f"), old_label="p@old", new_label="p@new")
+    assert d.diff() == "--- p@old L1–L6\n+++ p@new L1–L6\n@@ -2,5 +2,5 @@\n b\n c\n-d\n+D\n e\n f"
+    assert d.diff(reverse=True).startswith("--- p@new L1–L6\n+++ p@old L1–L6\n@@ -2,5 +2,5 @@\n b\n c\n-D\n+d\n")
+    same = dataclasses.replace(d, new_text=d.old_text)
+    assert same.diff() == "" and same.diff(reverse=True) == ""
+
+
+def test_citations_and_drifts_are_frozen_and_hashable() -> None:
+    drift = Drift(CITED, Status.MOVED)
+    assert len({CITED, dataclasses.replace(CITED), drift, dataclasses.replace(drift)}) == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        CITED.line = 3  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        drift.note = "x"  # type: ignore[misc]
+
+
+def test_where_and_describe() -> None:
+    occurrence = Cited(kind="occurrence", path="pkg/core.py", pyobject="alpha", ident="occ-1")
+    assert (occurrence.line, occurrence.index, occurrence.where) == (0, 0, "occ-1")
+    assert Cited(kind="occurrence", path="p").where == "?"
+    assert Cited(kind="role", path="p", file=Path("a.md"), line=7).where == "a.md:7"
+    assert CITED.describe() == "pkg/core.py :lines: 5-6"
+    assert occurrence.describe() == "pkg/core.py :pyobject: alpha"
+    assert Cited(kind="role", path="pkg/README.md").describe() == "pkg/README.md"
 
 
 # -- :lines: -------------------------------------------------------------------------------------------
@@ -209,7 +441,7 @@ def test_multi_run_lines_whose_second_run_changed_is_changed(checker: DriftCheck
 def test_multi_run_lines_moved_separately(checker: DriftChecker) -> None:
     d = check(checker, lines="1-2,5-6")  # first() stays at 1-2, alpha moves down by 4
     assert d.status is Status.MOVED and d.new_runs == ((1, 2), (9, 10)) and d.new_lines == "1-2,9-10"
-    assert d.note.startswith("runs moved separately")
+    assert d.note == "runs moved separately"  # each run found once: nothing more to say
 
 
 def test_file_edited_in_place_with_the_same_line_count(checker: DriftChecker) -> None:
@@ -294,6 +526,101 @@ def test_whole_file(checker: DriftChecker) -> None:
     assert check(checker, path="pkg/README.md", kind="role").status is Status.UNCHANGED
     d = check(checker, path="pkg/core.py", kind="role")
     assert d.status is Status.CHANGED and "+def fresh():" in d.diff()
+
+
+def test_renamed_and_edited_file_hints(checker: DriftChecker) -> None:
+    """A rename git detects is followed into the new file: where the selection is there, and whether it is the same."""
+    short = checker.new.lock.short
+    renamed = checker.renames()["pkg/old_name.py"]
+    assert renamed[0] == "pkg/new_name.py" and 50 <= int(renamed[1]) < 100
+    rename = f"at {short}: 'pkg/old_name.py' does not exist at slime@{short}; git detects a rename to " \
+             f"pkg/new_name.py ({renamed[1]}% similar)"
+    d = check(checker, path="pkg/old_name.py", pyobject="edited")
+    assert (d.status, d.renamed_to, d.old_runs, d.new_runs) == (Status.GONE, "pkg/new_name.py", ((5, 6),), None)
+    assert d.note == rename + "; edited is there at L5–L6 (text differs)"
+    keep = check(checker, path="pkg/old_name.py", pyobject="keep")
+    assert keep.note == rename + "; keep is there at L1–L2 (same text)"
+    assert check(checker, path="pkg/old_name.py", pyobject="dropped").note == rename + "; dropped is not in it"
+    assert check(checker, path="pkg/old_name.py", lines="5-6").note == rename + "; the cited text is not in it verbatim"
+    assert check(checker, path="pkg/old_name.py", lines="1-2").note == rename + "; the cited text is there at L1–L2"
+    whole = check(checker, path="pkg/old_name.py", kind="role")
+    assert (whole.status, whole.note, whole.renamed_to) == (Status.GONE, rename, "pkg/new_name.py")
+
+
+def test_a_gone_symbol_names_definitions_with_the_same_last_name(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/names.py", pyobject="C.run")
+    short = checker.new.lock.short
+    assert d.status is Status.GONE and d.old_runs == ((2, 3),)
+    assert d.note == f"at {short}: no definition named 'C.run'; closest: B.run; same name: B.run (L2)"
+    d = check(checker, path="pkg/names.py", pyobject="C")
+    assert d.note == f"at {short}: no definition named 'C'"
+    # two definitions of the name now (a setter added): gone, and the hint does not repeat the name itself
+    d = check(checker, path="pkg/names.py", pyobject="P.x")
+    assert (d.status, d.old_runs) == (Status.GONE, ((7, 9),))
+    assert d.note == f"at {short}: 'P.x' is ambiguous: 2 definitions at L7–L9, L11–L13"
+
+
+def test_a_symbol_moved_up_or_made_shorter(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/long.py", pyobject="f11")
+    assert (d.status, d.old_runs, d.new_runs) == (Status.MOVED, ((34, 35),), ((31, 32),))
+    d = check(checker, path="pkg/names.py", pyobject="g")  # "return 2" became "return 1"
+    assert (d.status, d.old_runs, d.new_runs) == (Status.CHANGED, ((12, 13),), ((16, 17),))
+
+
+def test_a_renamed_file_that_no_longer_decodes_gives_no_hint(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/encoded.py", lines="1-2")
+    renamed = checker.renames()["pkg/encoded.py"]
+    assert (d.status, d.renamed_to, renamed[0]) == (Status.GONE, "pkg/recoded.py", "pkg/recoded.py")
+    short = checker.new.lock.short
+    assert d.note == (f"at {short}: 'pkg/encoded.py' does not exist at slime@{short}; git detects a rename to "
+                      f"pkg/recoded.py ({renamed[1]}% similar)")
+
+
+def test_the_line_diff_counts_every_line_in_long_files(checker: DriftChecker) -> None:
+    """difflib without its popular-line heuristic (``autojunk=False``), also past 200 lines: the deleted f10 (old
+    lines 31-33) is aligned where the first differing line is, so its counterpart is f9's last two lines (29-30).
+    With the heuristic the blank and ``pass`` lines would be ignored and the citation reported as deleted."""
+    d = check(checker, path="pkg/long.py", lines="31-33")
+    assert (d.status, d.new_runs, d.new_text) == (Status.CHANGED, ((29, 30),), ("    pass", ""))
+    assert check(checker, path="pkg/long.py", lines="34-36").new_runs == ((31, 33),)  # f11: moved up by three
+
+
+def test_a_file_that_does_not_parse_at_the_old_commit_is_broken(checker: DriftChecker) -> None:
+    first = check(checker, path="pkg/unparsable.py", pyobject="f")
+    assert first.status is Status.BROKEN and first.old_runs is None
+    assert first.note.startswith(f"at {checker.old.lock.short}: pkg/unparsable.py: does not parse: ")
+    again = check(checker, path="pkg/unparsable.py", pyobject="g")  # the failed parse is kept: the same sentence
+    assert again.status is Status.BROKEN and again.note == first.note
+    assert check(checker, path="pkg/unparsable.py", lines="2").status is Status.UNCHANGED  # lines need no parse
+
+
+def test_lines_and_pyobject_together_are_broken(checker: DriftChecker) -> None:
+    d = check(checker, lines="1-2", pyobject="first")
+    assert (d.status, d.old_runs) == (Status.BROKEN, None)
+    assert d.note == f"at {checker.old.lock.short}: give either :lines: or :pyobject:, not both"
+    d = check(checker, kind="role", path="pkg/core.py", error="malformed target 'x y'")
+    assert d.note == f"at {checker.old.lock.short}: malformed target 'x y'"
+
+
+@pytest.mark.parametrize(("path", "status", "old_runs", "new_runs", "new_text"), [
+    ("pkg/empty.py", Status.UNCHANGED, (), (), ()),
+    ("pkg/grows.py", Status.CHANGED, (), ((1, 1),), ("x = 1",)),
+    ("pkg/emptied.py", Status.CHANGED, ((1, 1),), (), ()),
+])
+def test_whole_empty_files(checker: DriftChecker, path: str, status, old_runs, new_runs, new_text) -> None:
+    d = check(checker, path=path, kind="role")
+    assert (d.status, d.old_runs, d.new_runs, d.new_text) == (status, old_runs, new_runs, new_text)
+
+
+def test_deleted_lines_have_no_counterpart(checker: DriftChecker) -> None:
+    d = check(checker, path="pkg/shrinks.py", lines="2")
+    assert (d.status, d.new_runs, d.new_text) == (Status.CHANGED, None, ())
+    assert d.note == "not found verbatim; its lines were deleted"
+    d = check(checker, path="pkg/shrinks.py", lines="3")  # moved up
+    assert (d.status, d.new_runs) == (Status.MOVED, ((2, 2),))
+    d = check(checker, path="pkg/shrinks.py", lines="1-2")  # the first line still maps
+    assert (d.status, d.new_runs, d.new_text) == (Status.CHANGED, ((1, 1),), ("a = 1",))
+    assert d.summary() == "changed L1–L2 → L1 (not found verbatim; → is the counterpart by line diff)"
 
 
 # -- roles and citation sources ------------------------------------------------------------------------
@@ -381,6 +708,124 @@ def test_rst_directive_and_role_rewrite(tmp_path: Path, checker: DriftChecker) -
     doc.write_text("B\n=\n\n.. slime-source:: pkg/core.py\n   :lines: 5-6\n\nSee :slime:`pkg/core.py:5`.\n")
     apply_edits(plan_edits(checker.check_all(book_citations([doc]))))
     assert doc.read_text() == "B\n=\n\n.. slime-source:: pkg/core.py\n   :lines: 9-10\n\nSee :slime:`pkg/core.py:9`.\n"
+
+
+def _moved(kind: str = "directive", lines: str | None = "5-6", new_runs=((9, 10),), emphasize: str | None = None,
+           new_emphasize: str | None = None, file: Path | None = Path("c.md"), line: int = 3, index: int = 0,
+           status: Status = Status.MOVED) -> Drift:
+    cited = Cited(kind=kind, path="pkg/core.py", lines=lines, emphasize=emphasize, file=file, line=line, index=index,
+                  pyobject=None if lines else "alpha")
+    return Drift(cited, status, old_runs=((5, 6),), new_runs=new_runs, new_emphasize=new_emphasize)
+
+
+def test_plan_edits_only_for_moved_citations_in_files() -> None:
+    c = Path("c.md")
+    assert plan_edits([
+        _moved(line=9, emphasize="6", new_emphasize="10"),
+        _moved(kind="role", line=4, index=1),
+        _moved(kind="role", line=4, index=0, emphasize="6", new_emphasize="10"),  # a role has no emphasis
+        _moved(lines=None, line=2, emphasize="5", new_emphasize="9"),  # :pyobject: with emphasis
+        _moved(file=None), _moved(kind="occurrence"), _moved(status=Status.UNCHANGED), _moved(status=Status.CHANGED),
+        _moved(new_runs=((5, 6),)),  # moved, but the spec reads the same
+        # the same emphasis, spelled by another string object
+        _moved(emphasize="6,16", new_emphasize=",".join(["6", "16"]), line=20, new_runs=((5, 6),)),
+        _moved(status=Status.CHANGED, emphasize="6", new_emphasize="10"),  # only moved citations are rewritten
+        _moved(line=1, new_runs=((1, 2),)),  # moved up
+    ]) == [
+        Edit(c, 1, "lines", 0, "pkg/core.py", "5-6", "1-2"),
+        Edit(c, 2, "emphasize-lines", 0, "pkg/core.py", "5", "9"),
+        Edit(c, 4, "role", 0, "pkg/core.py", "5-6", "9-10"),
+        Edit(c, 4, "role", 1, "pkg/core.py", "5-6", "9-10"),
+        Edit(c, 9, "emphasize-lines", 0, "pkg/core.py", "6", "10"),
+        Edit(c, 9, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+    ]
+    assert Edit(c, 9, "lines", 0, "p", "5-6", "9-10").describe() == "c.md:9: :lines: 5-6 → 9-10"
+    assert Edit(c, 4, "role", 1, "p", "5", "9").describe() == "c.md:4: role lines 5 → 9"
+    edit = Edit(c, 4, "role", 1, "p", "5", "9")
+    assert len({edit, dataclasses.replace(edit)}) == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        edit.new = "10"  # type: ignore[misc]
+
+
+def _apply(tmp_path: Path, text: str, *edits: tuple, name: str = "c.md") -> tuple[list[str | None], str]:
+    doc = tmp_path / name
+    doc.write_bytes(text.encode())
+    results = apply_edits([Edit(doc, *e) for e in edits])
+    return [problem for _, problem in results], doc.read_bytes().decode()
+
+
+def test_apply_edits_says_why_an_edit_no_longer_fits(tmp_path: Path) -> None:
+    text = ("```{slime-source} pkg/core.py\n:caption: c\n:lines: 5-6\n```\n\n:lines: 5-6\n"
+            "See {slime}`x <pkg/other.py:5>`.\nAll of {slime}`pkg/core.py`.\n")
+    problems, after = _apply(
+        tmp_path, text,
+        (10, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+        (7, "role", 1, "pkg/core.py", "5", "9"),
+        (7, "role", 2, "pkg/core.py", "5", "9"),
+        (7, "role", 0, "pkg/core.py", "5", "9"),
+        (8, "role", 0, "pkg/core.py", "5", "9"),
+        (6, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+        (1, "emphasize-lines", 0, "pkg/core.py", "5", "9"),
+        (1, "lines", 0, "pkg/other.py", "5-6", "9-10"),
+    )
+    assert problems == [
+        "line 10 is past the end of the file",
+        "the role is no longer on that line",
+        "the role is no longer on that line",
+        "the role now reads 'x <pkg/other.py:5>', expected pkg/core.py:5",
+        "the role now reads 'pkg/core.py', expected pkg/core.py:5",  # no line numbers to rewrite
+        "line 6 is no longer a slime-source directive for pkg/core.py",
+        "the directive has no :emphasize-lines: option any more",  # the options end at the closing fence
+        "line 1 is no longer a slime-source directive for pkg/other.py",
+    ]
+    assert after == text
+
+
+def test_apply_edits_reads_specs_as_runs_and_keeps_the_rest_of_the_line(tmp_path: Path) -> None:
+    text = ("```{slime-source} pkg/core.py\n:lines: 5 - 6  \n```\n"
+            "See {slime}`a <pkg/core.py:5-6 >` and {slime}`pkg/core.py:6`.\n")
+    problems, after = _apply(
+        tmp_path, text,
+        (1, "lines", 0, "pkg/core.py", "5-6", "9-10"),  # ":lines: 5 - 6" is the same runs as "5-6"
+        (4, "role", 0, "pkg/core.py", "5-6", "9-10"),
+        (4, "role", 1, "pkg/core.py", "6", "10"),
+    )
+    assert problems == [None, None, None]
+    assert after == ("```{slime-source} pkg/core.py\n:lines: 9-10  \n```\n"
+                     "See {slime}`a <pkg/core.py:9-10 >` and {slime}`pkg/core.py:10`.\n")
+    problems, _ = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 5-x\n```\n",
+                         (1, "lines", 0, "pkg/core.py", "5-6", "9-10"))
+    assert problems == [":lines: now reads '5-x', expected '5-6'"]  # a malformed spec is compared as text
+    problems, after = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 5-x \n:emphasize-lines: 5-6\n```\n",
+                             (1, "lines", 0, "pkg/core.py", "5-x", "9-10"),
+                             (1, "emphasize-lines", 0, "pkg/core.py", "5-7", "9"))
+    assert problems == [None, ":emphasize-lines: now reads '5-6', expected '5-7'"]
+    assert after == "```{slime-source} pkg/core.py\n:lines: 9-10 \n:emphasize-lines: 5-6\n```\n"
+    problems, _ = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 5-x\n```\n",
+                         (1, "lines", 0, "pkg/core.py", "5-y", "9-10"))
+    assert problems == [":lines: now reads '5-x', expected '5-y'"]
+
+
+def test_apply_edits_reads_options_only_up_to_the_directive_s_end(tmp_path: Path) -> None:
+    text = "```{slime-source} pkg/core.py\n:caption: c\n```\n:lines: 5-6\n"
+    problems, after = _apply(tmp_path, text, (1, "lines", 0, "pkg/core.py", "5-6", "9-10"),
+                             (0, "lines", 0, "pkg/core.py", "5-6", "9-10"))
+    assert problems == ["the directive has no :lines: option any more", "line 0 is past the end of the file"]
+    assert after == text
+
+
+def test_apply_edits_writes_a_shorter_spec_too(tmp_path: Path) -> None:
+    problems, after = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 9-10\n```\n",
+                             (1, "lines", 0, "pkg/core.py", "9-10", "1-2"))
+    assert (problems, after) == ([None], "```{slime-source} pkg/core.py\n:lines: 1-2\n```\n")
+
+
+def test_apply_edits_leaves_a_file_without_a_fitting_edit_alone(tmp_path: Path) -> None:
+    doc = tmp_path / "c.md"
+    doc.write_text("```{slime-source} pkg/core.py\n:lines: 7-8\n```\n")
+    before = doc.stat().st_ino
+    assert apply_edits([Edit(doc, 1, "lines", 0, "pkg/core.py", "5-6", "9-10")])[0][1] is not None
+    assert doc.stat().st_ino == before  # not rewritten (a rewrite replaces the file)
 
 
 # -- the lock ----------------------------------------------------------------------------------------------
@@ -471,6 +916,42 @@ def test_repin_lock_refuses_what_it_cannot_edit() -> None:
         repin_lock_text('slime = "x"\n', "slime", sha, sha)
     with pytest.raises(LockError, match="has no commit"):
         repin_lock_text('[slime]\nurl = "x"\n', "slime", sha, sha)
+
+
+def test_repin_lock_text_edits_only_its_table() -> None:
+    new, old = "b" * 40, "a" * 40
+    text = ('[other]\ncommit = "c"\n\n[slime]  # the pin\r\n'
+            "commit = 'x'\r\n\n[later]\nprevious_commit = \"p\"\n")
+    assert repin_lock_text(text, "slime", new, old) == (
+        f'[other]\ncommit = "c"\n\n[slime]  # the pin\r\ncommit = \'{new}\'\r\nprevious_commit = \'{old}\'\r\n\n'
+        '[later]\nprevious_commit = "p"\n')
+    # previous_commit is written in the commit's quote style and line ending.
+    # The table's own lines only: not the line above its header, not a table that follows at once
+    for lock in ('[other]\ncommit = "c"\n[slime]\nurl = "u"\n', '[slime]\n[other]\ncommit = "c"\n',
+                 '[other]\nprevious_commit = "p"\ncommit = "c"\n[slime]\n'):
+        with pytest.raises(LockError, match=r"\[slime\] has no commit"):
+            repin_lock_text(lock, "slime", new, old)
+    with pytest.raises(LockError, match="not a full 40-hex sha: 'abc'"):
+        repin_lock_text(text, "slime", "abc", old)
+    with pytest.raises(LockError, match="not a full 40-hex sha: 'A{40}'"):
+        repin_lock_text(text, "slime", new, "A" * 40)
+
+
+def test_update_lock_file_replaces_a_previous_commit_that_is_not_a_string(tmp_path: Path) -> None:
+    lock = tmp_path / "sources.toml"
+    lock.write_text('[slime]\ncommit = "' + "a" * 40 + '"\nprevious_commit = 7\n')
+    update_lock_file(lock, "slime", "b" * 40, "a" * 40)
+    assert lock.read_text() == '[slime]\ncommit = "' + "b" * 40 + '"\nprevious_commit = "' + "a" * 40 + '"\n'
+
+
+@pytest.mark.parametrize("inside", ["commit", "previous_commit"])
+def test_update_lock_file_edits_the_key_not_a_string_that_reads_like_it(tmp_path: Path, inside: str) -> None:
+    """A line of a multi-line string that reads like the key stays as it is: the lock is edited as TOML, not text."""
+    lock = tmp_path / "sources.toml"
+    notes = f'notes = """\n{inside} = "in a string"\n"""\n'
+    lock.write_text(f'[slime]\ncommit = "{"b" * 40}"\nprevious_commit = "{"d" * 40}"\n' + notes)
+    update_lock_file(lock, "slime", "a" * 40, "f" * 40)
+    assert lock.read_text() == f'[slime]\ncommit = "{"a" * 40}"\nprevious_commit = "{"f" * 40}"\n' + notes
 
 
 # -- revisions ----------------------------------------------------------------------------------------------

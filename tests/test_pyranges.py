@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import textwrap
+import tokenize
 
 import pytest
 
@@ -228,3 +230,69 @@ def test_a_deeper_comment_after_a_blank_line_is_taken_in() -> None:
 def test_an_outer_comment_right_after_the_body_is_left_out() -> None:
     """The comment's own indentation decides, not the line above it."""
     assert symbol_range("def f():\n    x = 1\n# outer, no blank line before it\ny = 2\n", "f") == (1, 2)
+
+
+#: A PEP 701 f-string (3.12 grammar, which libcst reads whatever Python runs): a quote nested in its replacement
+#: field. Python 3.11's tokenizer ends the f-string at that quote and then meets an unterminated triple quote.
+PEP701 = "def f():\n    return f'{'\"\"\"'}'\n    # deeper than the def: taken in when the tokenizer reads the file\n"
+
+
+def test_a_text_the_tokenizer_cannot_read_keeps_libcst_s_range() -> None:
+    """The tokenizer fallback: every non-blank line counts as code, so no comment after the body is taken in."""
+    expected = (1, 2) if sys.version_info < (3, 12) else (1, 3)  # 3.12's tokenizer reads PEP 701
+    assert symbol_range(PEP701, "f") == expected
+
+
+@pytest.mark.parametrize("error", [tokenize.TokenError("EOF in multi-line string", (2, 15)),
+                                   IndentationError("unindent does not match any outer indentation level")])
+def test_the_tokenizer_fallback_whatever_the_tokenizer_raises(monkeypatch: pytest.MonkeyPatch,
+                                                               error: Exception) -> None:
+    """Both errors Python's tokenizer raises lead to the fallback (each text is new to the parse memo)."""
+
+    def refuse(readline):
+        raise error
+        yield  # a generator, as tokenize.generate_tokens is
+
+    monkeypatch.setattr(tokenize, "generate_tokens", refuse)
+    tag = type(error).__name__
+    # blank lines around the last statement (line 3): numbering the non-blank lines from 1 keeps it in the range
+    src = f"def f():\n\n    x = 1  # {tag}\n\n    # deeper comment\ny = 2\n"
+    assert symbol_range(src, "f") == (1, 3)
+    assert symbol_range(f"class C:  # {tag}\n    def m(self):\n        return 1\n        # in m\n", "C.m") == (2, 3)
+
+
+def test_deeper_is_decided_on_wide_indentation_too() -> None:
+    """A comment at the def's own indentation is left out, also when that indentation is 300 columns wide."""
+    src = "if True:\n" + " " * 300 + "def f():\n" + " " * 304 + "return 1\n" + " " * 300 + "# the def's column\n"
+    assert symbol_range(src, "f") == (2, 3)
+
+
+def test_the_def_line_sets_the_outer_indentation() -> None:
+    """The indentation compared with is the def line's, not that of the line above it (a comment at column 0)."""
+    src = "class A:\n# at column 0, above the method\n    def m(self):\n        return 1\n    # at m's indentation\n"
+    assert symbol_range(src, "A.m") == (3, 4)
+    assert symbol_range(src, "A") == (1, 5)
+    # the line above is indented deeper (a bracket's continuation): the comment is still deeper than the def
+    src = "class B:\n    x = [\n            1]\n    def m(self):\n        return 1\n        # in m\n"
+    assert symbol_range(src, "B.m") == (4, 6)
+
+
+#: A class with a long name: a wrong method name is far from every qualified name, close only to a last part.
+LONG_CLASS = ("class VeryLongClassName:\n    async def __aenter__(self):\n        pass\n\n"
+              "    async def __aexit__(self, *a):\n        pass\n\n    def shutdown(self):\n        pass\n\n\n"
+              "def zeta():\n    pass\n")
+
+
+@pytest.mark.parametrize("wrong", ["__aexitt__", "Qzqzqz.__aexitt__"])
+def test_a_typo_in_the_last_part_is_matched_on_last_parts_only(wrong: str) -> None:
+    """Only the last parts are close (``__aexitt__`` ~ ``__aexit__``): exactly the one definition ending so."""
+    with pytest.raises(SymbolError) as info:
+        symbol_range(LONG_CLASS, wrong)
+    assert str(info.value) == f"no definition named {wrong!r}; closest: VeryLongClassName.__aexit__"
+
+
+def test_at_most_three_closest_names() -> None:
+    src = "".join(f"class {c}:\n    async def __aexit__(self, *a):\n        pass\n\n\n" for c in "ABCD")
+    with pytest.raises(SymbolError) as info:
+        symbol_range(src, "__aexit__")
+    assert str(info.value) == "no definition named '__aexit__'; closest: A.__aexit__, B.__aexit__, C.__aexit__"

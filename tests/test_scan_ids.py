@@ -83,3 +83,35 @@ def test_a_name_bound_twice_by_the_same_import_resolves() -> None:
 def test_an_import_and_an_assignment_of_one_name_resolve_to_nothing() -> None:
     text = "import asyncio\nasyncio = None\nasyncio.sleep(1)\n"
     assert [r[6] for r in _api(text)] == ["asyncio"]  # the import record only
+
+
+def test_nonlocal_sends_an_import_to_the_enclosing_function_past_a_class():
+    """``nonlocal`` in a method binds in the function around the class: there ``asyncio`` is then two different
+    imports, so ``asyncio.sleep`` resolves to neither."""
+    for text in ("def outer():\n    import asyncio\n    def inner():\n        nonlocal asyncio\n"
+                 "        import threading as asyncio\n    return asyncio.sleep(0)\n",
+                 "def outer():\n    import asyncio\n    class K:\n        def inner(self):\n"
+                 "            nonlocal asyncio\n            import threading as asyncio\n"
+                 "    return asyncio.sleep(0)\n"):
+        assert [r[6] for r in _api(text)] == ["asyncio", "threading"]  # the two imports, no api_call
+
+
+def test_global_sends_an_import_to_the_module():
+    text = "def setup():\n    global aio\n    import asyncio as aio\n\n\ndef use():\n    return aio.sleep(0)\n"
+    assert _api(text) == [
+        (3, 11, 3, 25, "setup", "import", "asyncio", "asyncio", "import_statement"),
+        (7, 11, 7, 20, "use", "api_call", "asyncio.sleep", "asyncio", "import_resolution"),
+    ]
+    assert _api("def f():\n    global asyncio\n    return asyncio.sleep(0)\n") == []  # global, but never bound
+
+
+def test_a_global_declaration_in_an_enclosing_function_skips_its_binding():
+    """``c`` reads ``x`` through ``b``, which declares it global: the module's import, not ``a``'s."""
+    text = ("import asyncio as x\n\n\ndef a():\n    import threading as x\n    def b():\n        global x\n"
+            "        def c():\n            return x.sleep(0)\n")
+    assert _api(text)[-1] == (9, 19, 9, 26, "a.b.c", "api_call", "asyncio.sleep", "asyncio", "import_resolution")
+
+
+def test_a_walrus_in_a_comprehension_binds_in_the_function():
+    text = "import asyncio\n\n\ndef f():\n    [(asyncio := 1) for _ in range(1)]\n    return asyncio.sleep(0)\n"
+    assert [r[6] for r in _api(text)] == ["asyncio"]  # the import record only: f's asyncio is the walrus's

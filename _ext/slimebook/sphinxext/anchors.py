@@ -22,16 +22,14 @@ Three parts, one direction of data:
    becomes a redirect page (made by :mod:`.redirectpages` through :class:`.pages.GeneratedPage`, which imports
    this module).
 
-The manifest and redirect functions (``parse_manifest``, ``format_manifest``, ``parse_redirects``,
-``check_anchors``) know nothing of Sphinx.
+The manifest and redirect functions (``parse_manifest``, ``format_manifest``, ``parse_redirects``, ``resolve``,
+``check_anchors``) know nothing of Sphinx: they are :mod:`slimebook.anchorcheck`.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from docutils import nodes
@@ -40,6 +38,16 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import ConfigError
 from sphinx.util import logging
 
+from ..anchorcheck import (
+    Anchor,
+    check_anchors,
+    format_manifest,
+    is_stable,
+    parse_manifest,
+    parse_redirects,
+    resolve,
+    split_target,
+)
 from .config import declare as declare_config
 from .config import file_setting, read_file_setting
 from .diagnostics import SlimebookWarning, warn
@@ -47,117 +55,9 @@ from .envdata import doc_data, keep_per_doc
 
 logger = logging.getLogger(__name__)
 
-AUTO_ID = re.compile(r"id\d+\Z")
 MODES = ("off", "check", "update")
 POLICIES = ("ascii", "explicit")
 _ENV = "slimebook_anchors"
-
-
-def is_stable(anchor: str) -> bool:
-    """An id a reader can keep: ASCII and not one of docutils' counters (``id1``, ``id2``…)."""
-    return anchor.isascii() and not AUTO_ID.match(anchor)
-
-
-# -- manifest and redirects (no Sphinx) ---------------------------------------------------------------
-@dataclass(frozen=True, order=True)
-class Anchor:
-    """One published anchor: ``page`` (docname or generated page name), ``id``, ``kind``."""
-
-    page: str
-    id: str
-    kind: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.page}#{self.id}"
-
-
-MANIFEST_HEADER = """\
-# Published anchors of the book: "page#id kind", one per line, sorted.
-# Rewritten by `make anchors-update`. `make anchors-check` fails when one of them disappears
-# without a line "old new" in sources/redirects.txt.
-"""
-
-
-def _lines(text: str) -> Iterator[tuple[int, list[str]]]:
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            yield n, line.split()
-
-
-def parse_manifest(text: str) -> dict[str, str]:
-    """``{"page#id": kind}`` from a manifest's text."""
-    found: dict[str, str] = {}
-    for n, fields in _lines(text):
-        if len(fields) != 2 or "#" not in fields[0]:
-            raise ValueError(f"manifest line {n}: expected 'page#id kind', got {' '.join(fields)!r}")
-        found[fields[0]] = fields[1]
-    return found
-
-
-def format_manifest(anchors: Iterable[Anchor]) -> str:
-    return MANIFEST_HEADER + "".join(f"{a.key} {a.kind}\n" for a in sorted(set(anchors)))
-
-
-def parse_redirects(text: str) -> dict[str, str]:
-    """``{old: new}``; each side is ``page#id`` or a bare ``page``."""
-    found: dict[str, str] = {}
-    for n, fields in _lines(text):
-        if len(fields) != 2:
-            raise ValueError(f"redirects line {n}: expected 'old new', got {' '.join(fields)!r}")
-        old, new = fields
-        if old in found:
-            raise ValueError(f"redirects line {n}: {old!r} is redirected twice")
-        found[old] = new
-    return found
-
-
-def split_target(target: str) -> tuple[str, str]:
-    """``("page", "id")`` of ``page#id``; ``("page", "")`` of a bare ``page``."""
-    page, _, anchor = target.partition("#")
-    return page, anchor
-
-
-def resolve(target: str, present: dict[str, set[str]], redirects: dict[str, str],
-            _seen: frozenset[str] = frozenset()) -> str | None:
-    """Follow redirects from ``target`` to something present (``page`` or ``page#id``); None if broken.
-
-    A redirect of a whole page (``old-page new-page``) carries its ids along: ``old-page#x`` goes to
-    ``new-page#x`` when that exists, else to ``new-page`` itself.
-    """
-    if target in _seen:
-        return None  # a cycle
-    seen = _seen | {target}
-    page, anchor = split_target(target)
-    if page in present and (not anchor or anchor in present[page]):
-        return target
-    if target in redirects:
-        return resolve(redirects[target], present, redirects, seen)
-    if anchor and page in redirects:
-        new_page = split_target(redirects[page])[0]
-        return (resolve(f"{new_page}#{anchor}", present, redirects, seen)
-                or resolve(redirects[page], present, redirects, seen))
-    return None
-
-
-def check_anchors(published: dict[str, str], present: dict[str, set[str]],
-                  redirects: dict[str, str]) -> list[str]:
-    """Problems (sentences) for published anchors that are gone without a redirect that works."""
-    problems = []
-    for key, kind in sorted(published.items()):
-        if resolve(key, present, redirects) is not None:
-            continue
-        if key in redirects:
-            problems.append(f"published {kind} anchor {key} is gone and its redirect to {redirects[key]} "
-                            f"leads nowhere")
-        else:
-            problems.append(f"published {kind} anchor {key} is gone; add a line '{key} <new-page#new-id>' "
-                            f"to the redirects file (or run `make anchors-update` if dropping it is intended)")
-    for old, new in sorted(redirects.items()):
-        if resolve(new, present, redirects) is None:
-            problems.append(f"redirect {old} -> {new}: the target does not exist")
-    return problems
 
 
 # -- section ids and collection (read time) ---------------------------------------------------------------

@@ -25,8 +25,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from ..anchorcheck import is_stable
 from ..spans import span_label
-from .anchors import is_stable
 from .context import reading_order
 from .envdata import doc_data, keep_per_doc
 from .envrecords import SectionRecord

@@ -21,7 +21,8 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from .anchors import current_anchors, moves, split_target, target_uri
+from ..anchorcheck import split_target
+from .anchors import current_anchors, moves, target_uri
 from .context import builds_pages
 from .pages import GeneratedPage, make_para, make_ref
 
