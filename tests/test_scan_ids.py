@@ -152,7 +152,7 @@ def _rows(text: str) -> list[tuple]:
     # match patterns: class patterns and mapping values are read; captures, stars and rests bind
     ("import asyncio\nmatch x:\n    case asyncio.Queue() as q:\n        pass\n    case [1, *rest]:\n        pass\n"
      "    case [*_]:\n        pass\n    case {'a': 1}:\n        pass\n    case {'a': asyncio.Event(), **kw}:\n"
-     "        pass\n    case y:\n        pass\n", [
+     "        pass\n    case y:\n        pass\n    case _:\n        pass\n", [
         (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "import_statement"),
         (3, 9, 3, 22, "<module>", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
         (11, 15, 11, 28, "<module>", "api_reference", "asyncio.Event", "asyncio", "import_resolution")]),
@@ -165,9 +165,11 @@ def _rows(text: str) -> list[tuple]:
         (7, 8, 7, 25, "K.n", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate"),
         (8, 8, 8, 21, "K.n", "instance_candidate", "is_set", "candidates", "unresolved_receiver_candidate")]),
     # a string first argument (even with a keyword after it) and super() are not candidates; other calls are
-    ("x.get('k', default=None)\nf().get(1)\nwrap().get(1)\nclass K(B):\n    def m(self):\n        super().get(1)\n", [
+    ("x.get('k', default=None)\nf().get(1)\nwrap().get(1)\nclass K(B):\n    def m(self):\n        super().get(1)\n"
+     "x.get(1, 'k')\n", [
         (2, 0, 2, 7, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate"),
-        (3, 0, 3, 10, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+        (3, 0, 3, 10, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate"),
+        (7, 0, 7, 5, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
 ])
 def test_evidence_and_bindings_of_definitions_and_patterns(text: str, api: list[tuple]) -> None:
     assert _api(text) == api
@@ -188,6 +190,9 @@ def test_async_comprehension_ends_with_the_iterable_s_own_parentheses() -> None:
     """As in ``ast``: ``((a, b))`` is a tuple in its own parentheses (col 28-35) inside grouping ones (col 27-36)."""
     rows = _rows("async def f():\n    return [x async for x in ((a, b))]\n")
     assert rows[-1] == (2, 14, 2, 36, "f.<comprehension>", "syntax", "async_comprehension", "syntax", "syntax")
+    # a name in grouping parentheses ends at the name, as ast.Name does
+    rows = _rows("async def f():\n    return [x async for x in (y)]\n")
+    assert rows[-1] == (2, 14, 2, 31, "f.<comprehension>", "syntax", "async_comprehension", "syntax", "syntax")
 
 
 def test_a_yield_in_a_class_body_does_not_make_the_function_a_generator() -> None:
@@ -232,3 +237,7 @@ def test_deep_recursion_raises_the_limit_and_restores_it() -> None:
         assert sys.getrecursionlimit() == 10_000
     finally:
         sys.setrecursionlimit(previous)
+
+
+def test_a_file_that_does_not_parse_says_what_libcst_says() -> None:
+    assert scan_code("def (:\n").error == ("does not parse: parser error: error at 1:5: expected NAME", 1)
