@@ -241,3 +241,55 @@ def test_deep_recursion_raises_the_limit_and_restores_it() -> None:
 
 def test_a_file_that_does_not_parse_says_what_libcst_says() -> None:
     assert scan_code("def (:\n").error == ("does not parse: parser error: error at 1:5: expected NAME", 1)
+
+
+def _evidence(text: str) -> list[tuple]:
+    return [r[:9] for r in scan_code(text).records if r[5] not in ("syntax", "import")]
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    # known but untracked receivers are never candidates: a class annotation, another module's CapWords class
+    # (also a module imported whole), a lower-case module path annotation
+    ("def f(q: Foo):\n    q.get(1)\n", []),
+    ("import somemod\nx = somemod.Thing()\nx.get(1)\n", []),
+    ("import Thing\nt = Thing()\nt.get(1)\n", []),
+    ("def g(x: pkg.Foo):\n    x.get(1)\n", []),
+    # unknown receivers are: a call of an assigned name, an object annotation, disagreeing annotations
+    ("make = factory\nx = make()\nx.get(1)\n",
+     [(3, 0, 3, 5, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("def f(x: object):\n    x.get(1)\n",
+     [(2, 4, 2, 9, "f", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("def f(x: pkg.Foo):\n    x: pkg.Bar\n    x.get(1)\n",
+     [(3, 4, 3, 9, "f", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    # Optional's and Annotated's first argument is the type; a Union of two tracked types is not one type
+    ("import asyncio, typing\ndef f(q: typing.Optional[asyncio.Queue, int], r: typing.Annotated[asyncio.Queue, 'm']):\n"
+     "    q.get_nowait()\n    r.get_nowait()\n", [
+        (2, 25, 2, 38, "f", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
+        (2, 66, 2, 79, "f", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 4, 3, 16, "f", "method_call", "asyncio.Queue.get_nowait", "asyncio", "annotation_evidence"),
+        (4, 4, 4, 16, "f", "method_call", "asyncio.Queue.get_nowait", "asyncio", "annotation_evidence")]),
+    ("import asyncio, typing\ndef f(q: typing.Union[asyncio.Queue, asyncio.Event]):\n    q.get_nowait()\n", [
+        (2, 22, 2, 35, "f", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
+        (2, 37, 2, 50, "f", "api_reference", "asyncio.Event", "asyncio", "import_resolution"),
+        (3, 4, 3, 16, "f", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate")]),
+    # a rebound self is no longer the instance
+    ("import asyncio\nclass K:\n    def __init__(self):\n        self.q = asyncio.Queue()\n    def m(self, other):\n"
+     "        self = other\n        self.q.get_nowait()\n", [
+        (4, 17, 4, 30, "K.__init__", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (7, 8, 7, 25, "K.m", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate")]),
+    # two assignments of the same type agree
+    ("import asyncio\nq = asyncio.Queue()\nq = asyncio.Queue()\nq.get_nowait()\n", [
+        (2, 4, 2, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 4, 3, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (4, 0, 4, 12, "<module>", "method_call", "asyncio.Queue.get_nowait", "asyncio", "constructor_evidence")]),
+    # unpacking pairs values only when the counts match and nothing is starred
+    ("import asyncio\na, b = asyncio.Queue(), 1, 2\nc, *d = asyncio.Queue(), 1\na.get_nowait()\nc.get_nowait()\n"
+     "e, f, g = asyncio.Queue(), 1\n", [
+        (2, 7, 2, 20, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 8, 3, 21, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (4, 0, 4, 12, "<module>", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate"),
+        (5, 0, 5, 12, "<module>", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate"),
+        (6, 10, 6, 23, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution")]),
+])
+def test_receiver_evidence_rules(text: str, rows: list[tuple]) -> None:
+    assert _evidence(text) == rows
