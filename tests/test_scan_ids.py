@@ -293,3 +293,10 @@ def _evidence(text: str) -> list[tuple]:
 ])
 def test_receiver_evidence_rules(text: str, rows: list[tuple]) -> None:
     assert _evidence(text) == rows
+
+
+def test_unpacking_more_than_256_names_still_pairs_them() -> None:
+    names = ", ".join(f"v{i}" for i in range(300))
+    text = f"import asyncio\n{names} = asyncio.Queue(), " + ", ".join(["1"] * 299) + "\nv0.get_nowait()\n"
+    assert _evidence(text)[-1] == (3, 0, 3, 13, "<module>", "method_call", "asyncio.Queue.get_nowait", "asyncio",
+                                   "constructor_evidence")
