@@ -300,3 +300,72 @@ def test_unpacking_more_than_256_names_still_pairs_them() -> None:
     text = f"import asyncio\n{names} = asyncio.Queue(), " + ", ".join(["1"] * 299) + "\nv0.get_nowait()\n"
     assert _evidence(text)[-1] == (3, 0, 3, 13, "<module>", "method_call", "asyncio.Queue.get_nowait", "asyncio",
                                    "constructor_evidence")
+
+
+def _result():
+    from slimebook.scan.records import Occurrence, ScanError, ScannedFile, ScanResult
+
+    records = [
+        Occurrence("occ-1", "a.py", 1, 7, 1, 16, "<module>", "import", "threading", "threading", "import_statement",
+                   "import threading", "code"),
+        Occurrence("occ-2", "d.md", 3, 2, 3, 9, "f", "api_call", "asyncio.sleep", "asyncio", "token_fallback",
+                   "a\\b\tc\rd\ne é", "doc"),
+    ]
+    files = [ScannedFile("a.py", "code", "b1", "ok", 1), ScannedFile("bad.py", "code", "b2", "error", 0),
+             ScannedFile("d.md", "doc", "b3", "tokens", 1, blocks=2)]
+    errors = [ScanError("bad.py", "code", "does not parse: x", 3)]
+    return ScanResult(records=records, files=files, errors=errors, version="1.abcdef12.libcst1.9.0",
+                      commit="0123456789" * 4)
+
+
+def test_tsv_escapes_backslashes_tabs_and_line_ends() -> None:
+    import io
+
+    from slimebook.scan.records import write_tsv
+
+    stream = io.StringIO()
+    write_tsv(_result(), stream)
+    assert stream.getvalue().split("\n")[2] == (
+        "occ-2\td.md\t3\t2\t3\t9\tf\tapi_call\tasyncio.sleep\tasyncio\ttoken_fallback\ta\\\\b\\tc\\rd\\ne é\tdoc")
+
+
+def test_json_document_layout() -> None:
+    import io
+
+    from slimebook.scan.records import write_json
+
+    stream = io.StringIO()
+    write_json(_result(), stream)
+    text = stream.getvalue()
+    assert text.endswith("}\n") and '\n "schema": "slimebook-scan",\n "schema_version": 1,\n' in text
+    assert '"code": "a\\\\b\\tc\\rd\\ne é"' in text  # not ASCII-escaped
+    assert '"errors": [\n  {\n   "path": "bad.py",\n   "source": "code",\n   "message": "does not parse: x",\n' \
+           '   "line": 3\n  }\n ]' in text
+    assert '"commit": "' + "0123456789" * 4 + '"' in text and '"scanner_version": "1.abcdef12.libcst1.9.0"' in text
+
+
+def test_stats_report() -> None:
+    from slimebook.scan.records import format_stats
+
+    assert format_stats(_result()).split("\n") == [
+        "scanner 1.abcdef12.libcst1.9.0, schema 1 at 0123456",
+        "files scanned: 3 (2 code, 1 doc with 2 Python blocks); status: error 1, ok 1, tokens 1",
+        "records: 2 (1 from docs)",
+        "by kind:",
+        "  import                    1",
+        "  api_call                  1",
+        "by category:",
+        "  asyncio                   1",
+        "  threading                 1",
+        "by category and kind:",
+        "                        import  api_call",
+        "  asyncio                    .         1",
+        "  threading                  1         .",
+        "distinct API names: 1",
+        "errors: 1",
+        "  bad.py: does not parse: x",
+    ]
+    import dataclasses
+
+    assert format_stats(dataclasses.replace(_result(), commit=None)).split("\n")[0] == (
+        "scanner 1.abcdef12.libcst1.9.0, schema 1")
