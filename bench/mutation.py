@@ -1,24 +1,29 @@
 """Mutation testing of the pure readers and writers with cosmic-ray (``make mutation``; not in CI).
 
 For each module below, one cosmic-ray session (``_build/mutation/<name>.sqlite``): every mutant of the module is
-applied in place, the module's own tests run (``pytest -x``, one mutant at a time: the machine is shared), and the
-file is restored. A module's run stops after ``--budget`` seconds (default 900); run the command again to go on
-where it stopped (the session keeps what was tested). Then one summary line per module:
+applied in place, the module's own unit tests run (``pytest -x``, no Sphinx build, one mutant at a time: the machine
+is shared), and the file is restored. A mutant whose tests run past ``--timeout`` seconds (default 30: a loop that
+never ends) counts as killed. A module's run stops after ``--budget`` seconds (default 900); run the command again to
+go on where it stopped (the session keeps what was tested). Then one summary line per module:
 
     module       mutants  killed  survived  equivalent  timeout  not run  score
 
 ``score`` is killed / (killed + survived − equivalent + timeout): the share of the non-equivalent mutants the tests
 kill. Mutants that cannot change behaviour are listed in ``bench/mutation_equivalent.toml`` with the reason; each
-entry names the module, the operator and the source line (stripped) of the mutant. ``--survivors`` prints every
-surviving mutant not listed there (operator, line, diff), to kill with a new test or to list with a reason.
+entry names the module, the operator, the source line (stripped) of the mutant and, where one operator makes several
+mutants of that line, the mutated line. ``--survivors`` prints every surviving mutant not listed there (operator,
+line, mutated line), to kill with a new test or to list with a reason, and every entry no survivor matches any more.
+After adding tests, ``--retest-survivors`` runs the survivors of the named modules again.
 
 Operators left out (``EXCLUDED_OPERATORS``): arithmetic swaps other than ``+``/``-`` (``*``, ``/``, ``%``,
 ``**``, shifts and bit operators between integers of these modules either crash at once or are killed by the
 same tests as ``+``/``-``; they multiply the run time by ten), and ``VariableInserter``/``VariableReplacer``.
 
-Usage::
+Usage (``make mutation MUTATION_ARGS="--budget 600 drift.relocate"`` passes the arguments; run it under
+``nice -n 10`` on a shared machine)::
 
-    .venv/bin/python bench/mutation.py [--budget SECONDS] [--survivors] [--retest-survivors] [MODULE ...]
+    .venv/bin/python bench/mutation.py [--budget S] [--timeout S] [--survivors] [--retest-survivors] [--report-only]
+                                       [MODULE ...]
 """
 
 from __future__ import annotations

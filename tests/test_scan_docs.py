@@ -348,3 +348,122 @@ def test_token_fallback_def_without_a_name_and_a_parenthesized_import():
     assert _rows(token_records("async def (:\n    await x\n", {})) == [  # no name after def: no definition
         (2, 4, 2, 9, "<module>", "syntax", "await", "syntax", "token_fallback")]
     assert token_records("import (asyncio)\n", {}) == []  # not an import of asyncio (parentheses need "from")
+
+
+def test_fenced_blocks_more_line_and_tab_cases():
+    # a first line that is empty and a last line without a newline: the last line is kept
+    assert fenced_python_blocks("\n```python\nawait x") == [Block(3, ("await x",), (0,))]
+    # the parser gives "  x = 1" for "   \tx = 1" in a list item indented 2: only the fence's 2 characters are cut
+    assert fenced_python_blocks("- a\n\n  ```python\n   \tx = 1\n  ```\n") == [Block(4, (" \tx = 1",), (2,))]
+
+
+def test_tokens_spanning_three_lines_and_frozen_tokens():
+    tokens = tokenize("'''a\nb\nc''' x")
+    assert [(t.kind, t.line, t.col, t.end) for t in tokens] == [
+        ("string", 1, 0, (3, 4)), ("ws", 3, 4, (3, 5)), ("name", 3, 5, (3, 6))]
+    assert len({tokens[2], tokenize("x")[0]}) == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        tokens[0].line = 2  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("code", "repaired", "shifts"), [
+    ("f(\nasync def", "f(\nasync def: ...", [0, 0]),  # "async def" inside an open bracket starts a line
+    ("f(a, pass)\n  y = 1\n", "f(a, pass)\ny = 1\n", [0, 2, 0]),  # a keyword in the middle of a line does not
+    ("def f() -> int | None\n", "def f() -> int | None: ...\n", [0, 0]),
+    ("def f) x:\n", "def f) x:: ...\n", [0, 0]),  # a colon after an unmatched bracket is not the header's
+    ("async def\n", "async def: ...\n", [0, 0]),
+    ("async with x\n    y\n", "async with x\ny\n", [0, 4, 0]),  # async with is not a def header
+    ("async a\n", "async a\n", [0, 0]), ("static def f()\n", "static def f()\n", [0, 0]),
+    ("a def f()\n", "a def f()\n", [0, 0]),
+    ("if a:\n    b\n", "if a:\n    b\n", [0, 0, 0]), ("", "", [0]), ("# c\n", "# c\n", [0, 0]),
+    ("        a\n    b\n", "a\nb\n", [8, 4, 0]),  # the whole block by its first line's indentation
+    ("    if a:\n            b", "if a:\n        b", [4, 4]),  # no final newline: the last line cut once
+    ("x = a\n    y = 2\n", "x = a\ny = 2\n", [0, 4, 0]),
+    ("a\n  b\n    c\n      d\n        e\n", "a\nb\nc\nd\ne\n", [0, 2, 4, 6, 8, 0]),  # four dedents, six lines
+    ("x = 1\n    y = 2\nif a:\n        w = 4\n", "x = 1\ny = 2\nif a:\n        w = 4\n", [0, 4, 0, 0, 0]),
+    ("a = 1\n    b = 2\n  c = f(\n    1)\n", "a = 1\nb = 2\nc = f(\n  1)\n", [0, 4, 2, 2, 0]),
+    ("x = 1\n    y = f(\n        1)\n", "x = 1\ny = f(\n    1)\n", [0, 4, 4, 0]),
+    ("def f()\n    pass\n", "def f():\n    pass\n", [0, 0, 0]),
+    ("def f(): return x\n", "def f(): return x\n", [0, 0]),
+    ("def f():\n    pass\ndef g()\n", "def f():\n    pass\ndef g(): ...\n", [0, 0, 0, 0]),
+])
+def test_repair_cases(code: str, repaired: str, shifts: list[int]):
+    assert repair(code) == (repaired, shifts)
+
+
+@pytest.mark.parametrize(("code", "status", "rows"), [
+    # parses only wrapped and repaired (the last variant)
+    ("async def f(a) -> int\nx = 1 \\\n", "repaired", [(1, 0, 1, 21, "f", "syntax", "async_def", "syntax", "syntax")]),
+    # wrapped: ends are moved back as well as starts
+    ("await a(); x = 1\nx = 1 \\\n", "repaired", [(1, 0, 1, 9, "<module>", "syntax", "await", "syntax", "syntax")]),
+    # a dedented line: its own shift, not the line above's
+    ("x = 1\n    await y\n", "repaired", [(2, 4, 2, 11, "<module>", "syntax", "await", "syntax", "syntax")]),
+    ("x = 1\n    await y(\n1); z = 2\n", "repaired", [(2, 4, 3, 2, "<module>", "syntax", "await", "syntax", "syntax")]),
+    # a chunk starts on its first token's line, and a decorator stays with its def
+    ("print 'bad'\nawait \\\n  y\n", "tokens", [(2, 0, 3, 3, "<module>", "syntax", "await", "syntax", "syntax")]),
+    ("import asyncio\nprint 'x'\n@asyncio.coroutine\nasync def f():\n    await g()\n", "tokens", [
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "import_statement"),
+        (3, 1, 3, 18, "<module>", "api_reference", "asyncio.coroutine", "asyncio", "import_resolution"),
+        (4, 0, 5, 13, "f", "syntax", "async_def", "syntax", "syntax"),
+        (5, 4, 5, 13, "f", "syntax", "await", "syntax", "syntax"),
+    ]),
+])
+def test_scan_block_cases(code: str, status: str, rows: list[tuple]):
+    records, got = scan_block(code)
+    assert (got, _rows(records)) == (status, rows)
+
+
+def test_token_fallback_a_line_starting_with_a_capital_inside_a_bracket_continues():
+    assert _rows(token_records("async def outer():\n    f(\nX with y\n    await q\n", {})) == [
+        (1, 0, 1, 15, "outer", "syntax", "async_def", "syntax", "token_fallback"),
+        (4, 4, 4, 9, "outer", "syntax", "await", "syntax", "token_fallback"),
+    ]
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    # a dedent closes every deeper scope
+    ("async def a():\n    async def b():\n        pass\nawait x\n", [
+        (1, 0, 1, 11, "a", "syntax", "async_def", "syntax", "token_fallback"),
+        (2, 4, 2, 15, "a.b", "syntax", "async_def", "syntax", "token_fallback"),
+        (4, 0, 4, 5, "<module>", "syntax", "await", "syntax", "token_fallback")]),
+    ("y import asyncio\n", []),  # "import" after another word is not an import line
+    ("async with\n", [(1, 0, 1, 10, "<module>", "syntax", "async_with", "syntax", "token_fallback")]),
+    ("async def f\n    await x\n", [  # the name as the line's last token
+        (1, 0, 1, 11, "f", "syntax", "async_def", "syntax", "token_fallback"),
+        (2, 4, 2, 9, "f", "syntax", "await", "syntax", "token_fallback")]),
+    ("def f(): async\n", []), ("x def f():\n", []),  # async only right before def
+    ("def anext(x):\n", []),  # the defined name is not a call of the builtin
+    ("def f await x\n", [(1, 6, 1, 11, "f", "syntax", "await", "syntax", "token_fallback")]),
+    ("[a for a in b]\n", []),
+    ("def f():\n    yield 1\n", []), ("async def f():\n    zip(x)\n", [  # only a yield in an async def
+        (1, 0, 1, 11, "f", "syntax", "async_def", "syntax", "token_fallback")]),
+    ("async def a():\n    async def b():\n        yield 1\n    yield 2\n", [  # the inner generator, then the outer
+        (1, 0, 1, 11, "a", "syntax", "async_def", "syntax", "token_fallback"),
+        (2, 4, 2, 15, "a.b", "syntax", "async_def", "syntax", "token_fallback"),
+        (2, 4, 2, 15, "a.b", "syntax", "async_generator", "syntax", "token_fallback"),
+        (1, 0, 1, 11, "a", "syntax", "async_generator", "syntax", "token_fallback")]),
+    ("import asyncio\nasyncio.(x)\n", [  # a dotted name goes on only through names
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "token_fallback"),
+        (2, 0, 2, 7, "<module>", "api_reference", "asyncio", "asyncio", "token_fallback")]),
+    ("aiter(\n", [(1, 0, 1, 5, "<module>", "api_call", "aiter", "async-builtins", "token_fallback")]),
+    ("aiter '1'\n", []), ("aiter.x()\n", []),  # not called; an attribute of it is called
+    ("from asyncio import 'a'\n", [  # whatever follows import is a name to the token scan
+        (1, 20, 1, 23, "<module>", "import", "asyncio.'a'", "asyncio", "token_fallback")]),
+    ("from asyncio import *, sleep\n", [  # names after a star are still read
+        (1, 23, 1, 28, "<module>", "import", "asyncio.sleep", "asyncio", "token_fallback")]),
+])
+def test_token_fallback_cases(text: str, rows: list[tuple]):
+    assert _rows(token_records(text, {})) == rows
+
+
+def test_a_block_without_a_final_newline_and_list_item_columns():
+    records, status = scan_block("x = 1\n    await y")  # the last line: its shift and its code
+    assert [tuple(r[:10]) for r in records] == [
+        (2, 4, 2, 11, "<module>", "syntax", "await", "syntax", "syntax", "    await y")]
+    records, status = scan_block("await x\n")
+    assert [tuple(r[:10]) for r in records] == [
+        (1, 0, 1, 7, "<module>", "syntax", "await", "syntax", "syntax", "await x")]
+    # the fence's content lines lost 4 and 2 characters in the list item: each record moves by its own line's count
+    result = scan_markdown("- item\n\n    ~~~~ py\n    x = 1\n  await z(); y\n    ~~~~\n")
+    assert [tuple(r[:10]) for r in result.records] == [
+        (5, 2, 5, 11, "<module>", "syntax", "await", "syntax", "syntax", "  await z(); y")]

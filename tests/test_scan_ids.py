@@ -7,8 +7,13 @@ dropped from the key, the ordinal counted per file instead of per (scope, kind, 
 
 from __future__ import annotations
 
+import sys
+
+import pytest
+
 from slimebook.scan import scan_code
 from slimebook.scan.records import assign_ids, occurrence_id
+from slimebook.scan.visitor import deep_recursion
 
 # Two functions with the same calls: the enclosing scope is what tells their records apart.
 TWO_SCOPES = (
@@ -115,3 +120,252 @@ def test_a_global_declaration_in_an_enclosing_function_skips_its_binding():
 def test_a_walrus_in_a_comprehension_binds_in_the_function():
     text = "import asyncio\n\n\ndef f():\n    [(asyncio := 1) for _ in range(1)]\n    return asyncio.sleep(0)\n"
     assert [r[6] for r in _api(text)] == ["asyncio"]  # the import record only: f's asyncio is the walrus's
+
+
+def _rows(text: str) -> list[tuple]:
+    return [r[:9] for r in scan_code(text).records]
+
+
+@pytest.mark.parametrize(("text", "api"), [
+    # a keyword-only parameter after a bare star: its annotation is read and gives the type
+    ("import asyncio\nasync def f(*, q: asyncio.Queue):\n    await q.get()\n", [
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "import_statement"),
+        (2, 18, 2, 31, "f", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 10, 3, 15, "f", "method_call", "asyncio.Queue.get", "asyncio", "annotation_evidence")]),
+    # type parameters: a bound and a default are expressions of the definition (a parameter may have neither)
+    ("import asyncio\ndef f[T: asyncio.Queue, U](x: T): ...\nclass K[T = asyncio.Event]: ...\n", [
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "import_statement"),
+        (2, 9, 2, 22, "f", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 12, 3, 25, "K", "api_reference", "asyncio.Event", "asyncio", "import_resolution")]),
+    # a class's decorators (enclosing scope), bases and keywords (the class's header)
+    ("import asyncio, threading\n@asyncio.coroutine\nclass K(threading.Thread, metaclass=asyncio.Future): pass\n", [
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "import_statement"),
+        (1, 16, 1, 25, "<module>", "import", "threading", "threading", "import_statement"),
+        (2, 1, 2, 18, "<module>", "api_reference", "asyncio.coroutine", "asyncio", "import_resolution"),
+        (3, 8, 3, 24, "K", "api_reference", "threading.Thread", "threading", "import_resolution"),
+        (3, 36, 3, 50, "K", "api_reference", "asyncio.Future", "asyncio", "import_resolution")]),
+    # unpacking a tuple of values pairs them; unpacking a call's result gives no evidence (and no error)
+    ("import asyncio\na, b = asyncio.Queue(), 1\nc, d = f()\nasync def g():\n    await a.get()\n", [
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "import_statement"),
+        (2, 7, 2, 20, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (5, 10, 5, 15, "g", "method_call", "asyncio.Queue.get", "asyncio", "constructor_evidence")]),
+    # match patterns: class patterns and mapping values are read; captures, stars and rests bind
+    ("import asyncio\nmatch x:\n    case asyncio.Queue() as q:\n        pass\n    case [1, *rest]:\n        pass\n"
+     "    case [*_]:\n        pass\n    case {'a': 1}:\n        pass\n    case {'a': asyncio.Event(), **kw}:\n"
+     "        pass\n    case y:\n        pass\n    case _:\n        pass\n", [
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "import_statement"),
+        (3, 9, 3, 22, "<module>", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
+        (11, 15, 11, 28, "<module>", "api_reference", "asyncio.Event", "asyncio", "import_resolution")]),
+    # only assignments through the method's own first parameter are attributes of the class
+    ("import asyncio\nclass K:\n    def m(self, other, x):\n        other.q = asyncio.Queue()\n"
+     "        x.r = asyncio.Event()\n    def n(self):\n        self.q.get_nowait()\n        self.r.is_set()\n", [
+        (1, 7, 1, 14, "<module>", "import", "asyncio", "asyncio", "import_statement"),
+        (4, 18, 4, 31, "K.m", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (5, 14, 5, 27, "K.m", "api_call", "asyncio.Event", "asyncio", "import_resolution"),
+        (7, 8, 7, 25, "K.n", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate"),
+        (8, 8, 8, 21, "K.n", "instance_candidate", "is_set", "candidates", "unresolved_receiver_candidate")]),
+    # a string first argument (even with a keyword after it) and super() are not candidates; other calls are
+    ("x.get('k', default=None)\nf().get(1)\nwrap().get(1)\nclass K(B):\n    def m(self):\n        super().get(1)\n"
+     "x.get(1, 'k')\n", [
+        (2, 0, 2, 7, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate"),
+        (3, 0, 3, 10, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate"),
+        (7, 0, 7, 5, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+])
+def test_evidence_and_bindings_of_definitions_and_patterns(text: str, api: list[tuple]) -> None:
+    assert _api(text) == api
+
+
+def test_self_is_the_first_parameter_of_methods_that_are_not_static() -> None:
+    text = ("import asyncio\nclass K:\n    def __init__(self):\n        self.q = asyncio.Queue()\n    @staticmethod\n"
+            "    def f(self):\n        self.q.put_nowait(1)\n    @property\n    def g(self):\n"
+            "        return self.q.get_nowait()\n    @tracked\n    def h(self):\n        return self.q.empty()\n")
+    assert _api(text)[2:] == [
+        (7, 8, 7, 25, "K.f", "instance_candidate", "put_nowait", "candidates", "unresolved_receiver_candidate"),
+        (10, 15, 10, 32, "K.g", "method_call", "asyncio.Queue.get_nowait", "asyncio", "attribute_evidence"),
+        (13, 15, 13, 27, "K.h", "method_call", "asyncio.Queue.empty", "asyncio", "attribute_evidence"),
+    ]
+
+
+def test_async_comprehension_ends_with_the_iterable_s_own_parentheses() -> None:
+    """As in ``ast``: ``((a, b))`` is a tuple in its own parentheses (col 28-35) inside grouping ones (col 27-36)."""
+    rows = _rows("async def f():\n    return [x async for x in ((a, b))]\n")
+    assert rows[-1] == (2, 14, 2, 36, "f.<comprehension>", "syntax", "async_comprehension", "syntax", "syntax")
+    # a name in grouping parentheses ends at the name, as ast.Name does
+    rows = _rows("async def f():\n    return [x async for x in (y)]\n")
+    assert rows[-1] == (2, 14, 2, 31, "f.<comprehension>", "syntax", "async_comprehension", "syntax", "syntax")
+
+
+def test_a_yield_in_a_class_body_does_not_make_the_function_a_generator() -> None:
+    """Not valid Python, but the scanner still reads it: the class, not ``f``, owns that yield."""
+    assert _rows("async def f():\n    class K:\n        x = yield\n") == [
+        (1, 0, 3, 17, "f", "syntax", "async_def", "syntax", "syntax")]
+    # a yield in a comprehension (allowed until Python 3.7) belongs to the function around it
+    assert _rows("async def f():\n    [(yield) for x in y]\n") == [
+        (1, 0, 2, 24, "f", "syntax", "async_def", "syntax", "syntax"),
+        (1, 0, 2, 24, "f", "syntax", "async_generator", "syntax", "syntax")]
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("x = " + "(" * 200 + ")" * 200 + "\n", "ok"),
+    ("x = " + "(" * 201 + ")" * 201 + "\n", "error"),
+    ("x = " + "[" * 201 + "]" * 201 + "\n", "error"),
+    ("x = " + "{" * 201 + "}" * 201 + "\n", "error"),
+    ("x = " + "()" * 201 + "\n", "ok"),  # many brackets, none nested: depth 1
+    ("x = " + "()" * 10 + "(" * 200 + ")" * 200 + "\n", "ok"),
+    ("x = " + "()" * 10 + "(" * 201 + ")" * 201 + "\n", "error"),
+])
+def test_nesting_is_counted_exactly_at_the_limit(text: str, status: str) -> None:
+    result = scan_code(text)
+    assert (result.status, result.error) == (
+        status, ("too many nested brackets (more than 200)", None) if status == "error" else None)
+
+
+def test_deep_recursion_raises_the_limit_and_restores_it() -> None:
+    previous = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(1000)
+        with deep_recursion():
+            assert sys.getrecursionlimit() == 10_000
+        assert sys.getrecursionlimit() == 1000
+        sys.setrecursionlimit(20_000)  # already higher: never lowered, left as it is
+        with deep_recursion():
+            assert sys.getrecursionlimit() == 20_000
+        assert sys.getrecursionlimit() == 20_000
+        sys.setrecursionlimit(10_000)  # equal: left as it is
+        with deep_recursion():
+            assert sys.getrecursionlimit() == 10_000
+        assert sys.getrecursionlimit() == 10_000
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def test_a_file_that_does_not_parse_says_what_libcst_says() -> None:
+    assert scan_code("def (:\n").error == ("does not parse: parser error: error at 1:5: expected NAME", 1)
+
+
+def _evidence(text: str) -> list[tuple]:
+    return [r[:9] for r in scan_code(text).records if r[5] not in ("syntax", "import")]
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    # known but untracked receivers are never candidates: a class annotation, another module's CapWords class
+    # (also a module imported whole), a lower-case module path annotation
+    ("def f(q: Foo):\n    q.get(1)\n", []),
+    ("import somemod\nx = somemod.Thing()\nx.get(1)\n", []),
+    ("import Thing\nt = Thing()\nt.get(1)\n", []),
+    ("def g(x: pkg.Foo):\n    x.get(1)\n", []),
+    # unknown receivers are: a call of an assigned name, an object annotation, disagreeing annotations
+    ("make = factory\nx = make()\nx.get(1)\n",
+     [(3, 0, 3, 5, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("def f(x: object):\n    x.get(1)\n",
+     [(2, 4, 2, 9, "f", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("def f(x: pkg.Foo):\n    x: pkg.Bar\n    x.get(1)\n",
+     [(3, 4, 3, 9, "f", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    # Optional's and Annotated's first argument is the type; a Union of two tracked types is not one type
+    ("import asyncio, typing\ndef f(q: typing.Optional[asyncio.Queue, int], r: typing.Annotated[asyncio.Queue, 'm']):\n"
+     "    q.get_nowait()\n    r.get_nowait()\n", [
+        (2, 25, 2, 38, "f", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
+        (2, 66, 2, 79, "f", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 4, 3, 16, "f", "method_call", "asyncio.Queue.get_nowait", "asyncio", "annotation_evidence"),
+        (4, 4, 4, 16, "f", "method_call", "asyncio.Queue.get_nowait", "asyncio", "annotation_evidence")]),
+    ("import asyncio, typing\ndef f(q: typing.Union[asyncio.Queue, asyncio.Event]):\n    q.get_nowait()\n", [
+        (2, 22, 2, 35, "f", "api_reference", "asyncio.Queue", "asyncio", "import_resolution"),
+        (2, 37, 2, 50, "f", "api_reference", "asyncio.Event", "asyncio", "import_resolution"),
+        (3, 4, 3, 16, "f", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate")]),
+    # a rebound self is no longer the instance
+    ("import asyncio\nclass K:\n    def __init__(self):\n        self.q = asyncio.Queue()\n    def m(self, other):\n"
+     "        self = other\n        self.q.get_nowait()\n", [
+        (4, 17, 4, 30, "K.__init__", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (7, 8, 7, 25, "K.m", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate")]),
+    # two assignments of the same type agree
+    ("import asyncio\nq = asyncio.Queue()\nq = asyncio.Queue()\nq.get_nowait()\n", [
+        (2, 4, 2, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 4, 3, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (4, 0, 4, 12, "<module>", "method_call", "asyncio.Queue.get_nowait", "asyncio", "constructor_evidence")]),
+    # unpacking pairs values only when the counts match and nothing is starred
+    ("import asyncio\na, b = asyncio.Queue(), 1, 2\nc, *d = asyncio.Queue(), 1\na.get_nowait()\nc.get_nowait()\n"
+     "e, f, g = asyncio.Queue(), 1\n", [
+        (2, 7, 2, 20, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 8, 3, 21, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (4, 0, 4, 12, "<module>", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate"),
+        (5, 0, 5, 12, "<module>", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate"),
+        (6, 10, 6, 23, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution")]),
+])
+def test_receiver_evidence_rules(text: str, rows: list[tuple]) -> None:
+    assert _evidence(text) == rows
+
+
+def test_unpacking_more_than_256_names_still_pairs_them() -> None:
+    names = ", ".join(f"v{i}" for i in range(300))
+    text = f"import asyncio\n{names} = asyncio.Queue(), " + ", ".join(["1"] * 299) + "\nv0.get_nowait()\n"
+    assert _evidence(text)[-1] == (3, 0, 3, 13, "<module>", "method_call", "asyncio.Queue.get_nowait", "asyncio",
+                                   "constructor_evidence")
+
+
+def _result():
+    from slimebook.scan.records import Occurrence, ScanError, ScannedFile, ScanResult
+
+    records = [
+        Occurrence("occ-1", "a.py", 1, 7, 1, 16, "<module>", "import", "threading", "threading", "import_statement",
+                   "import threading", "code"),
+        Occurrence("occ-2", "d.md", 3, 2, 3, 9, "f", "api_call", "asyncio.sleep", "asyncio", "token_fallback",
+                   "a\\b\tc\rd\ne é", "doc"),
+    ]
+    files = [ScannedFile("a.py", "code", "b1", "ok", 1), ScannedFile("bad.py", "code", "b2", "error", 0),
+             ScannedFile("d.md", "doc", "b3", "tokens", 1, blocks=2)]
+    errors = [ScanError("bad.py", "code", "does not parse: x", 3)]
+    return ScanResult(records=records, files=files, errors=errors, version="1.abcdef12.libcst1.9.0",
+                      commit="0123456789" * 4)
+
+
+def test_tsv_escapes_backslashes_tabs_and_line_ends() -> None:
+    import io
+
+    from slimebook.scan.records import write_tsv
+
+    stream = io.StringIO()
+    write_tsv(_result(), stream)
+    assert stream.getvalue().split("\n")[2] == (
+        "occ-2\td.md\t3\t2\t3\t9\tf\tapi_call\tasyncio.sleep\tasyncio\ttoken_fallback\ta\\\\b\\tc\\rd\\ne é\tdoc")
+
+
+def test_json_document_layout() -> None:
+    import io
+
+    from slimebook.scan.records import write_json
+
+    stream = io.StringIO()
+    write_json(_result(), stream)
+    text = stream.getvalue()
+    assert text.endswith("}\n") and '\n "schema": "slimebook-scan",\n "schema_version": 1,\n' in text
+    assert '"code": "a\\\\b\\tc\\rd\\ne é"' in text  # not ASCII-escaped
+    assert '"errors": [\n  {\n   "path": "bad.py",\n   "source": "code",\n   "message": "does not parse: x",\n' \
+           '   "line": 3\n  }\n ]' in text
+    assert '"commit": "' + "0123456789" * 4 + '"' in text and '"scanner_version": "1.abcdef12.libcst1.9.0"' in text
+
+
+def test_stats_report() -> None:
+    from slimebook.scan.records import format_stats
+
+    assert format_stats(_result()).split("\n") == [
+        "scanner 1.abcdef12.libcst1.9.0, schema 1 at 0123456",
+        "files scanned: 3 (2 code, 1 doc with 2 Python blocks); status: error 1, ok 1, tokens 1",
+        "records: 2 (1 from docs)",
+        "by kind:",
+        "  import                    1",
+        "  api_call                  1",
+        "by category:",
+        "  asyncio                   1",
+        "  threading                 1",
+        "by category and kind:",
+        "                        import  api_call",
+        "  asyncio                    .         1",
+        "  threading                  1         .",
+        "distinct API names: 1",
+        "errors: 1",
+        "  bad.py: does not parse: x",
+    ]
+    import dataclasses
+
+    assert format_stats(dataclasses.replace(_result(), commit=None)).split("\n")[0] == (
+        "scanner 1.abcdef12.libcst1.9.0, schema 1")

@@ -7,9 +7,11 @@ import hashlib
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -264,3 +266,26 @@ def test_a_warm_scan_imports_no_libcst(tmp_path: Path):
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["4", "False"]
+
+
+def test_cache_entries_are_named_by_blob_and_source_and_bad_ones_are_rescanned(tmp_path: Path):
+    items = [ScanItem("a.py", "code", "d9" + "b" * 38, lambda: GOOD),
+             ScanItem("r.md", "doc", "ab" * 20, lambda: b"```python\nawait x\n```\n")]
+    version = scanner_version()
+    assert re.fullmatch(r"1\.[0-9a-f]{8}\.libcst" + re.escape(metadata.version("libcst")), version)
+    first = scan_items(items, jobs=1, cache_dir=tmp_path)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.json")) == [
+        f"{version}/ab/{'ab' * 19}.doc.json", f"{version}/d9/{'b' * 38}.code.json"]
+    assert [(f.path, f.status, f.records, f.blocks) for f in first.files] == [("a.py", "ok", 4, None),
+                                                                             ("r.md", "ok", 1, 1)]
+    code_entry = tmp_path / version / "d9" / f"{'b' * 38}.code.json"
+    for bad in ("not json", "[1, 2]", '{"status": "ok"}'):  # unreadable, not an object, no records: scanned again
+        code_entry.write_text(bad, encoding="utf-8")
+        again = scan_items(items, jobs=1, cache_dir=tmp_path)
+        assert again.records == first.records
+        assert json.loads(code_entry.read_text(encoding="utf-8"))["status"] == "ok"
+
+
+def test_scan_store_without_docs(pinned: Path):
+    result = scan_store(SourceStore(load_lock(pinned)), jobs=1, cache=False, docs=False)
+    assert [(f.path, f.source) for f in result.files] == [("pkg/a.py", "code"), ("pkg/bad.py", "code")]
