@@ -282,6 +282,22 @@ def _evidence(text: str) -> list[tuple]:
         (2, 4, 2, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
         (3, 4, 3, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
         (4, 0, 4, 12, "<module>", "method_call", "asyncio.Queue.get_nowait", "asyncio", "constructor_evidence")]),
+    # a lower-case factory of another module gives no type; a local class does, a parameter called like one does not
+    ("import somemod\nx = somemod.make()\nx.get(1)\n",
+     [(3, 0, 3, 5, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("class K:\n    pass\nk = K()\nk.get(1)\ndef f(make):\n    x = make()\n    x.get(1)\n",
+     [(7, 4, 7, 9, "f", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("class K:\n    pass\nK.get(1)\n", []),  # the class itself: known, untracked
+    ("class K:\n    pass\nk = K()\nwith K() as k:\n    k.get(1)\n", []),  # with an untracked K: still a K
+    # typing.Any says nothing; an unknown lower-case name in an annotation is a known, untracked type
+    ("import typing\ndef f(x: typing.Any):\n    x.get(1)\n",
+     [(3, 4, 3, 9, "f", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("def f(x: thing):\n    x.get(1)\n", []),
+    # two different tracked types assigned to one name: no type
+    ("import asyncio\nq = asyncio.Queue()\nq = asyncio.Event()\nq.get_nowait()\n", [
+        (2, 4, 2, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 4, 3, 17, "<module>", "api_call", "asyncio.Event", "asyncio", "import_resolution"),
+        (4, 0, 4, 12, "<module>", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate")]),
     # unpacking pairs values only when the counts match and nothing is starred
     ("import asyncio\na, b = asyncio.Queue(), 1, 2\nc, *d = asyncio.Queue(), 1\na.get_nowait()\nc.get_nowait()\n"
      "e, f, g = asyncio.Queue(), 1\n", [
