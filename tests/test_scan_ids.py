@@ -385,3 +385,19 @@ def test_stats_report() -> None:
 
     assert format_stats(dataclasses.replace(_result(), commit=None)).split("\n")[0] == (
         "scanner 1.abcdef12.libcst1.9.0, schema 1")
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    # a walrus in a function or a class body binds there, not in the module (only a comprehension's goes out)
+    ("import asyncio\ndef f():\n    (asyncio := 1)\ndef g():\n    return asyncio.sleep(0)\n",
+     [(5, 11, 5, 24, "g", "api_call", "asyncio.sleep", "asyncio", "import_resolution")]),
+    ("import asyncio\nclass K:\n    x = (asyncio := 1)\ndef g():\n    return asyncio.sleep(0)\n",
+     [(5, 11, 5, 24, "g", "api_call", "asyncio.sleep", "asyncio", "import_resolution")]),
+    # a lookup walks past an enclosing function without the name to the one with it
+    ("def a():\n    import asyncio\n    def b():\n        def c():\n            return asyncio.sleep(0)\n",
+     [(5, 19, 5, 32, "a.b.c", "api_call", "asyncio.sleep", "asyncio", "import_resolution")]),
+    # a loop target is another binding of the name: it resolves to nothing
+    ("import asyncio\nfor asyncio in x:\n    pass\nasyncio.sleep(0)\n", []),
+])
+def test_scopes_of_bindings_and_lookups(text: str, rows: list[tuple]) -> None:
+    assert _evidence(text) == rows
