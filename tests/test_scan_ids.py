@@ -385,6 +385,19 @@ def test_stats_report() -> None:
 
     assert format_stats(dataclasses.replace(_result(), commit=None)).split("\n")[0] == (
         "scanner 1.abcdef12.libcst1.9.0, schema 1")
+    code, doc = _result().records
+    assert format_stats(dataclasses.replace(_result(), records=[doc, doc, code])).split("\n")[2] == (
+        "records: 3 (2 from docs)")
+
+
+def test_records_files_and_errors_are_frozen_and_hashable() -> None:
+    import dataclasses
+
+    result = _result()
+    for value in (result.records[0], result.files[0], result.errors[0]):
+        assert hash(value) == hash(dataclasses.replace(value))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            value.path = "x"  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(("text", "rows"), [
@@ -401,3 +414,9 @@ def test_stats_report() -> None:
 ])
 def test_scopes_of_bindings_and_lookups(text: str, rows: list[tuple]) -> None:
     assert _evidence(text) == rows
+
+
+def test_a_record_positioned_only_by_whitespace_inclusive_spans() -> None:
+    """An async comprehension over a parenthesized tuple: both ends are inclusive spans, no node is syntactic."""
+    assert _rows("[x async for x in (a, b)]\n") == [
+        (1, 3, 1, 24, "<comprehension>", "syntax", "async_comprehension", "syntax", "syntax")]
