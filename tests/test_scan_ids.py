@@ -411,6 +411,7 @@ def test_records_files_and_errors_are_frozen_and_hashable() -> None:
      [(5, 19, 5, 32, "a.b.c", "api_call", "asyncio.sleep", "asyncio", "import_resolution")]),
     # a loop target is another binding of the name: it resolves to nothing
     ("import asyncio\nfor asyncio in x:\n    pass\nasyncio.sleep(0)\n", []),
+    ("for asyncio in x:\n    pass\nimport asyncio\nasyncio.sleep(0)\n", []),  # in either order
 ])
 def test_scopes_of_bindings_and_lookups(text: str, rows: list[tuple]) -> None:
     assert _evidence(text) == rows
