@@ -13,7 +13,7 @@ kill. Mutants that cannot change behaviour are listed in ``bench/mutation_equiva
 entry names the module, the operator, the source line (stripped) of the mutant and, where one operator makes several
 mutants of that line, the mutated line. ``--survivors`` prints every surviving mutant not listed there (operator,
 line, mutated line), to kill with a new test or to list with a reason, and every entry no survivor matches any more.
-After adding tests, ``--retest-survivors`` runs the survivors of the named modules again.
+After adding tests, ``--retest-survivors`` runs the unlisted survivors of the named modules again.
 
 Operators left out (``EXCLUDED_OPERATORS``): arithmetic swaps other than ``+``/``-`` (``*``, ``/``, ``%``,
 ``**``, shifts and bit operators between integers of these modules either crash at once or are killed by the
@@ -118,12 +118,19 @@ def _bin(name: str) -> str:
     return str(Path(sys.executable).with_name(name))
 
 
-def _forget_survivors(session: Path) -> None:
-    """Mark the session's surviving mutants as not run, so the next run tests them again (after new tests)."""
+def _forget_survivors(name: str, session: Path) -> None:
+    """Mark the session's surviving mutants not listed as equivalent as not run, so the next run tests them again
+    (after new tests)."""
     import sqlite3
 
+    path = MODULES[name][0]
+    equivalent = [e for e in _equivalents() if e["module"] == name]
+    jobs = [item["job_id"] for item, result in _results(name)
+            if result and result.get("test_outcome") == "survived"
+            and not any(_listed(e, item["mutations"][0]["operator_name"], _line(path, item["mutations"][0]),
+                                _mutated(result.get("diff", ""))) for e in equivalent)]
     with sqlite3.connect(session) as db:
-        db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
+        db.executemany("DELETE FROM work_results WHERE job_id = ?", [(job,) for job in jobs])
 
 
 def _run(name: str, budget: float, retest: bool = False, timeout: float = 30.0) -> None:
@@ -131,7 +138,7 @@ def _run(name: str, budget: float, retest: bool = False, timeout: float = 30.0) 
     session = OUT / f"{name}.sqlite"
     config = _config(name, path, tests, timeout=timeout)
     if retest and session.exists():
-        _forget_survivors(session)
+        _forget_survivors(name, session)
     if not session.exists():
         subprocess.run([_bin("cosmic-ray"), "init", str(config), str(session)], cwd=ROOT, check=True)
         subprocess.run([_bin("cr-filter-operators"), str(session), str(config)], cwd=ROOT, check=True)
@@ -240,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--survivors", action="store_true", help="print every surviving, unlisted mutant")
     parser.add_argument("--report-only", action="store_true", help="summarize the sessions without running")
     parser.add_argument("--retest-survivors", action="store_true",
-                        help="test the surviving mutants of an existing session again (after adding tests)")
+                        help="test the surviving mutants of an existing session not listed as equivalent again "
+                             "(after adding tests)")
     args = parser.parse_args(argv)
     names = args.modules or list(MODULES)
     OUT.mkdir(parents=True, exist_ok=True)

@@ -282,6 +282,22 @@ def _evidence(text: str) -> list[tuple]:
         (2, 4, 2, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
         (3, 4, 3, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
         (4, 0, 4, 12, "<module>", "method_call", "asyncio.Queue.get_nowait", "asyncio", "constructor_evidence")]),
+    # a lower-case factory of another module gives no type; a local class does, a parameter called like one does not
+    ("import somemod\nx = somemod.make()\nx.get(1)\n",
+     [(3, 0, 3, 5, "<module>", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("class K:\n    pass\nk = K()\nk.get(1)\ndef f(make):\n    x = make()\n    x.get(1)\n",
+     [(7, 4, 7, 9, "f", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("class K:\n    pass\nK.get(1)\n", []),  # the class itself: known, untracked
+    ("class K:\n    pass\nk = K()\nwith K() as k:\n    k.get(1)\n", []),  # with an untracked K: still a K
+    # typing.Any says nothing; an unknown lower-case name in an annotation is a known, untracked type
+    ("import typing\ndef f(x: typing.Any):\n    x.get(1)\n",
+     [(3, 4, 3, 9, "f", "instance_candidate", "get", "candidates", "unresolved_receiver_candidate")]),
+    ("def f(x: thing):\n    x.get(1)\n", []),
+    # two different tracked types assigned to one name: no type
+    ("import asyncio\nq = asyncio.Queue()\nq = asyncio.Event()\nq.get_nowait()\n", [
+        (2, 4, 2, 17, "<module>", "api_call", "asyncio.Queue", "asyncio", "import_resolution"),
+        (3, 4, 3, 17, "<module>", "api_call", "asyncio.Event", "asyncio", "import_resolution"),
+        (4, 0, 4, 12, "<module>", "instance_candidate", "get_nowait", "candidates", "unresolved_receiver_candidate")]),
     # unpacking pairs values only when the counts match and nothing is starred
     ("import asyncio\na, b = asyncio.Queue(), 1, 2\nc, *d = asyncio.Queue(), 1\na.get_nowait()\nc.get_nowait()\n"
      "e, f, g = asyncio.Queue(), 1\n", [
@@ -369,3 +385,39 @@ def test_stats_report() -> None:
 
     assert format_stats(dataclasses.replace(_result(), commit=None)).split("\n")[0] == (
         "scanner 1.abcdef12.libcst1.9.0, schema 1")
+    code, doc = _result().records
+    assert format_stats(dataclasses.replace(_result(), records=[doc, doc, code])).split("\n")[2] == (
+        "records: 3 (2 from docs)")
+
+
+def test_records_files_and_errors_are_frozen_and_hashable() -> None:
+    import dataclasses
+
+    result = _result()
+    for value in (result.records[0], result.files[0], result.errors[0]):
+        assert hash(value) == hash(dataclasses.replace(value))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            value.path = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    # a walrus in a function or a class body binds there, not in the module (only a comprehension's goes out)
+    ("import asyncio\ndef f():\n    (asyncio := 1)\ndef g():\n    return asyncio.sleep(0)\n",
+     [(5, 11, 5, 24, "g", "api_call", "asyncio.sleep", "asyncio", "import_resolution")]),
+    ("import asyncio\nclass K:\n    x = (asyncio := 1)\ndef g():\n    return asyncio.sleep(0)\n",
+     [(5, 11, 5, 24, "g", "api_call", "asyncio.sleep", "asyncio", "import_resolution")]),
+    # a lookup walks past an enclosing function without the name to the one with it
+    ("def a():\n    import asyncio\n    def b():\n        def c():\n            return asyncio.sleep(0)\n",
+     [(5, 19, 5, 32, "a.b.c", "api_call", "asyncio.sleep", "asyncio", "import_resolution")]),
+    # a loop target is another binding of the name: it resolves to nothing
+    ("import asyncio\nfor asyncio in x:\n    pass\nasyncio.sleep(0)\n", []),
+    ("for asyncio in x:\n    pass\nimport asyncio\nasyncio.sleep(0)\n", []),  # in either order
+])
+def test_scopes_of_bindings_and_lookups(text: str, rows: list[tuple]) -> None:
+    assert _evidence(text) == rows
+
+
+def test_a_record_positioned_only_by_whitespace_inclusive_spans() -> None:
+    """An async comprehension over a parenthesized tuple: both ends are inclusive spans, no node is syntactic."""
+    assert _rows("[x async for x in (a, b)]\n") == [
+        (1, 3, 1, 24, "<comprehension>", "syntax", "async_comprehension", "syntax", "syntax")]

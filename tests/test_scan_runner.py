@@ -289,3 +289,38 @@ def test_cache_entries_are_named_by_blob_and_source_and_bad_ones_are_rescanned(t
 def test_scan_store_without_docs(pinned: Path):
     result = scan_store(SourceStore(load_lock(pinned)), jobs=1, cache=False, docs=False)
     assert [(f.path, f.source) for f in result.files] == [("pkg/a.py", "code"), ("pkg/bad.py", "code")]
+
+
+def test_errors_list_code_before_docs(monkeypatch: pytest.MonkeyPatch):
+    def explode(data):
+        raise RuntimeError("doc")
+    monkeypatch.setattr(runner_module, "scan_markdown", explode)
+    result = scan_items(_items({"a.md": DOC, "z.py": BAD}), jobs=1, cache=False)
+    assert [(e.path, e.source) for e in result.errors] == [("z.py", "code"), ("a.md", "doc")]
+
+
+def test_all_available_cores_and_an_unwritable_cache(tmp_path: Path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    result = scan_items(_items(FILES), jobs=None, cache_dir=blocked)  # one worker per core; entries cannot be written
+    assert result.records == scan_items(_items(FILES), jobs=1, cache=False).records
+    assert blocked.read_text() == "not a directory"
+
+
+def test_the_scanner_version_digests_the_table_and_the_scanner_s_sources():
+    """The rule of scanner_version, computed here from the files: a change to any scanner source renews the cache."""
+    from slimebook.scan.categories import table_digest
+
+    here = Path(runner_module.__file__).parent
+    digest = hashlib.sha1(table_digest().encode())
+    for source in [*sorted(here.glob("*.py")), here.parent / "lines.py"]:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    assert scanner_version() == f"1.{digest.hexdigest()[:8]}.libcst{metadata.version('libcst')}"
+
+
+def test_scan_items_are_frozen():
+    import dataclasses
+
+    item = _items({"a.py": GOOD})[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        item.path = "b.py"  # type: ignore[misc]
