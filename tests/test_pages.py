@@ -4,6 +4,7 @@ doctree handed to ``html-page-context``."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -72,15 +73,19 @@ def test_generated_pages_share_one_navigation_equal_to_sphinx_own(build, monkeyp
 
 def test_parallel_build_writes_pages_in_workers_and_reports_failures_here(build, monkeypatch) -> None:
     started: list[int] = []
+    frozen: list[int] = []  # objects kept out of the collector when a worker forks (slimebook.sphinxext.heap)
 
     class Counting(pages.ParallelTasks):
         def add_task(self, task_func, arg=None, result_func=None) -> None:
             started.append(len(arg))
+            frozen.append(gc.get_freeze_count())
             super().add_task(task_func, arg, result_func)
 
     monkeypatch.setattr(pages, "ParallelTasks", Counting)
     app = build("source", "parallel", parallel=2)
     assert started  # the snapshot pages were rendered by forked workers
+    assert len(frozen) == len(started) and min(frozen) > 0
+    assert gc.get_freeze_count() == 0  # thawed when the build ended
     serial = build("source", "serial")
     assert _generated(app.outdir) == _generated(serial.outdir)
     assert not (app.outdir / "_snapshot" / "pkg" / "blob.bin.html").exists()  # binary: no page, in a worker too
@@ -92,9 +97,11 @@ def test_parallel_build_writes_pages_in_workers_and_reports_failures_here(build,
         raise ValueError(f"no body for {page.pagename}")
 
     started.clear()
+    frozen.clear()
     write_pages(app, [PageJob("extra/ok", "OK", lambda page: make_section("ok", "OK")),
                       PageJob("extra/broken", "Broken", broken, skip=(ValueError,), failed=failures.append)])
-    assert started == [1]
+    assert started == [1] and frozen[0] > 0  # write_pages froze the heap itself before forking
+    gc.unfreeze()
     assert [str(exc) for exc in failures] == ["no body for extra/broken"]
     assert (app.outdir / "extra" / "ok.html").exists() and not (app.outdir / "extra" / "broken.html").exists()
 

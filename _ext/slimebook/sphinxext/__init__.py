@@ -16,6 +16,7 @@ from . import (
     coverage,
     diagnostics,
     guide,
+    heap,
     houserules,
     latex,
     numbers,
@@ -38,6 +39,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
     diagnostics.setup(app)  # one path for warnings; documents that warned are read again
     context.setup(app)  # the store opened for the build, at builder-inited
+    heap.setup(app)  # the long-lived heap frozen before forks and at exit, thawed when the build ends
     pages.setup(app)  # generated pages: written in one batch (parallel with -j N), one navigation per directory
     source.setup(app)
     snapshot.setup(app)

@@ -38,6 +38,7 @@ from sphinx.util.parallel import ParallelTasks
 from ..usage import CoverageRow
 from .anchors import moved_ids_script
 from .context import get_store
+from .heap import freeze
 from .usagetables import Render, scroll
 
 __all__ = [
@@ -315,7 +316,8 @@ def write_pages(app: Sphinx, jobs: Sequence[PageJob], summary: str = "writing ge
     When the builder writes documents in parallel (``-j N`` and every extension parallel-write safe), the first
     job is written here (as Sphinx writes its first document before forking: templates and navigation ready),
     the others in about ``4 N`` chunks of equal cost (:func:`chunks_by_cost`) by ``N`` forked processes
-    (``ParallelTasks``; the main process only waits); else one by one in this process. Each job's ``failed``
+    (``ParallelTasks``; the main process only waits), the heap frozen before they fork (:func:`.heap.freeze`: a
+    worker then copies no page of it); else one by one in this process. Each job's ``failed``
     runs here, in the main process, in either case.
     """
     builder = app.builder
@@ -332,6 +334,7 @@ def write_pages(app: Sphinx, jobs: Sequence[PageJob], summary: str = "writing ge
         report(jobs[:1], _write_chunk(app, jobs[:1]))
         chunks = chunks_by_cost(jobs[1:], 4 * app.parallel)
         progress = status_iterator(chunks, summary, "darkgreen", len(chunks), verbosity, stringify_func=_display)
+        freeze()  # what the first page loaded too
         tasks = ParallelTasks(app.parallel)
 
         def on_done(chunk: Sequence[PageJob], failures: list[tuple[int, Exception]]) -> None:

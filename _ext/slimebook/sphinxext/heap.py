@@ -1,0 +1,59 @@
+"""The build's long-lived objects kept out of Python's cyclic garbage collector (:func:`gc.freeze`).
+
+A build loads a large heap that lives until the end: the environment (every document's records, the scan of the
+pin, the citations), the doctrees being written, Sphinx's and the extensions' modules. The cyclic collector walks
+all of it again at every full collection, and that costs three times over:
+
+* **in forked workers** (``-j N``): a worker's first full collection walks every object it inherited and writes to
+  each object's header, so the kernel copies every page of the parent's heap into the worker. Measured: each forked
+  task of :func:`.pages.write_pages` spent about 0.7 s more CPU on its first usage page than the same page costs in
+  one process (5.5 s of CPU for the generated pages in one process, 10.9 s in the forked workers of ``-j 2``). The
+  Python documentation of :func:`gc.freeze` gives the recipe: freeze right before ``fork()``. This module freezes
+  at ``env-before-read-docs`` (Sphinx forks its readers after it), at ``write-started`` (its writers) and
+  :func:`.pages.write_pages` calls :func:`freeze` before forking its own;
+* **in the main process**: a full collection no longer walks the frozen environment;
+* **at exit**: the interpreter's finalization collects again over everything still alive, objects that are freed
+  anyway. Measured on an incremental rebuild of one chapter: 2.32 s from start to exit, 1.89 s with the heap
+  frozen at exit (the build itself 1.76 s either way). So an ``atexit`` hook freezes whatever is alive then.
+
+Frozen objects are not collected: :func:`thaw` at ``build-finished`` puts them back, so a process that builds many
+books (the test suite) still frees each one. What the exit hook gives up: an object that is part of a reference
+cycle when the interpreter exits is freed without the collector, so a ``__del__`` in such a cycle does not run.
+Every file the book writes is closed by a ``with`` block (``atomicio``) before the build ends, so no buffered
+output depends on it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+from typing import Any
+
+from sphinx.application import Sphinx
+
+__all__ = ["freeze", "setup", "thaw"]
+
+_EXIT_HOOK: list[bool] = []  # one atexit registration per process
+
+
+def freeze(*_args: Any) -> None:
+    """Move every object the collector tracks now into its permanent generation (:func:`gc.freeze`).
+
+    Accepts and ignores any event arguments, so it can be connected to Sphinx events as it is. No collection runs
+    first: garbage frozen with the rest is freed after :func:`thaw`."""
+    gc.freeze()
+
+
+def thaw(*_args: Any) -> None:
+    """Give the frozen objects back to the collector (:func:`gc.unfreeze`); event arguments are ignored."""
+    gc.unfreeze()
+
+
+def setup(app: Sphinx) -> None:
+    """Freeze before Sphinx forks readers and writers, thaw when the build ends, freeze again at exit."""
+    app.connect("env-before-read-docs", freeze, priority=900)  # after what other handlers load for the forks
+    app.connect("write-started", freeze, priority=900)
+    app.connect("build-finished", thaw)
+    if not _EXIT_HOOK:
+        atexit.register(gc.freeze)
+        _EXIT_HOOK.append(True)
