@@ -1,18 +1,17 @@
 """The generated "源码核对" (source check) page: every citation, its blob, its drift since the last pin.
 
-The page is not a document: like ``sphinx.ext.viewcode`` it is produced in ``html-collect-pages``
-from the citations :mod:`.source` records on the environment; its body is docutils nodes rendered through
-the builder (:class:`.pages.GeneratedPage`) into the book's theme (``page.html``), never written into the
-source tree. Its styles are ``static/slimebook-sourcecheck.css``, added to this page alone. The page is
-written again only when what it shows changes (``_slimebook/.source-check.stamp`` holds a digest of its rows,
-the comparison, the navigation and configuration, and this code), as the usage pages are. Its status column
-compares each citation, as written and valid at the current pin, with the ``previous_commit`` recorded in the
-lock (:func:`slimebook.drift.DriftChecker` run from the current pin to the previous one). Without a
-recorded previous pin, or when that commit is not in the source cache, the page says so; the build
-never fetches.
+The page is not a document: like ``sphinx.ext.viewcode`` it is produced in ``html-collect-pages`` (one job of the
+generated pages' batch, :mod:`.pages`) from the citations :mod:`.source` records on the environment; its body is
+docutils nodes rendered through the builder (:class:`.pages.GeneratedPage`) into the book's theme (``page.html``),
+never written into the source tree. Its styles are ``static/slimebook-sourcecheck.css``, added to this page alone.
+The page is written again only when what it shows changes (``_slimebook/.source-check.stamp`` holds a digest of its
+rows, the comparison, the navigation and configuration, and this code), as the usage pages are. Its status column
+compares each citation, as written and valid at the current pin, with the ``previous_commit`` recorded in the lock
+(:func:`slimebook.drift.DriftChecker` run from the current pin to the previous one). Without a recorded previous
+pin, or when that commit is not in the source cache, the page says so; the build never fetches.
 
-Link to it with ``{ref}`源码核对 <slimebook-source-check>```: the label is registered in the
-standard domain at ``env-updated``.
+Link to it with ``{ref}`源码核对 <slimebook-source-check>```: the label is registered in the standard domain at
+``env-updated``.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +35,7 @@ from .anchors import moved_ids_script
 from .context import builds_pages, get_store, page_stamp_base, reading_order
 from .envrecords import CitationRecord
 from .envrecords import citations as env_citations
-from .pages import GeneratedPage, interleave, make_para, make_ref, make_section, table_frame
+from .pages import EVENT, GeneratedPage, PageBatch, PageJob, interleave, make_para, make_ref, make_section, table_frame
 from .usagetables import breakable_literal, scroll, wbr
 
 __all__ = ["LABEL", "PAGENAME", "setup"]
@@ -245,10 +243,10 @@ def _diff_section(diffs: dict[Selection, _Diff]) -> nodes.section:
     return section
 
 
-def _render(app: Sphinx, records: list[CitationRecord], sentence: Parts, drifts: list[Drift | None]) -> str:
-    """The page's body (HTML): the introduction, the pins, the counts, the table and the diffs."""
-    lock = get_store(app.env).lock
-    page = GeneratedPage(app, PAGENAME)
+def _body(page: GeneratedPage, records: list[CitationRecord], sentence: Parts,
+          drifts: list[Drift | None]) -> nodes.section:
+    """The page's body: the introduction, the pins, the counts, the table and the diffs."""
+    lock = get_store(page.app.env).lock
     section = make_section(LABEL, TITLE)
     section += make_para(*_intro())
     section += make_para("当前 pin：", _code(lock.commit), f"（{lock.name}）。", *sentence)
@@ -257,7 +255,7 @@ def _render(app: Sphinx, records: list[CitationRecord], sentence: Parts, drifts:
     section += _table([_row(page, record, drift, diffs) for record, drift in zip(records, drifts, strict=True)])
     if diffs:
         section += _diff_section(diffs)
-    return page.html(section)
+    return section
 
 
 def _stamp(app: Sphinx, records: list[CitationRecord], sentence: Parts, drifts: list[Drift | None]) -> str:
@@ -273,10 +271,12 @@ def _stamp(app: Sphinx, records: list[CitationRecord], sentence: Parts, drifts: 
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def _collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
-    """``html-collect-pages``: the page, unless it exists and its stamp is current."""
+def _batch(app: Sphinx) -> PageBatch | None:
+    """``slimebook-generated-pages``: the page as one job of the batch (written beside the other generated pages,
+    in a worker with ``-j N``), unless it exists and its stamp is current; the stamp is written when the batch is
+    done."""
     if not builds_pages(app):
-        return
+        return None
     records = _records(app.env)
     sentence, drifts = _compare(get_store(app.env), records)
     stamp = _stamp(app, records, sentence, drifts)
@@ -286,9 +286,9 @@ def _collect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
     except OSError:
         current = False
     if current and Path(app.builder.get_outfilename(PAGENAME)).exists():
-        return
-    yield PAGENAME, {"title": TITLE, "body": _render(app, records, sentence, drifts), "parents": []}, "page.html"
-    atomic_write(stamp_file, stamp)
+        return None
+    job = PageJob(PAGENAME, TITLE, lambda page: _body(page, records, sentence, drifts), cost=len(records))
+    return PageBatch([job], lambda: atomic_write(stamp_file, stamp))
 
 
 def _page_styles(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
@@ -297,7 +297,7 @@ def _page_styles(app: Sphinx, pagename: str, templatename: str, context: dict[st
 
 
 def setup(app: Sphinx) -> None:
-    """Register the page (``html-collect-pages``), its styles and its ``{ref}`` label (``env-updated``)."""
+    """Register the page (a job of the generated pages' batch), its styles and its ``{ref}`` label (``env-updated``)."""
     app.connect("env-updated", _register_label)
-    app.connect("html-collect-pages", _collect_pages)
+    app.connect(EVENT, _batch)
     app.connect("html-page-context", _page_styles)
