@@ -4,9 +4,11 @@ readers and writers, given back when the build ends, frozen again at interpreter
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 import textwrap
+import weakref
 from io import StringIO
 from pathlib import Path
 
@@ -36,6 +38,68 @@ def test_frozen_while_reading_and_writing_thawed_after(tmp_path: Path, fetched_c
     # frozen again before writing: the doctrees read since are frozen too
     assert 0 < seen["read"] < seen["write"]
     assert gc.get_freeze_count() == 0  # build-finished gave everything back: a test process frees each book
+
+
+def test_an_earlier_build_is_freed_not_frozen_again(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # a process that builds twice (the test suite does): the first book is garbage (app <-> builder <-> env are a
+    # cycle) when the second build freezes its heap; it must be collected then, not frozen for the second build
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    lock = source_repo.lock_text()
+
+    def build(name: str) -> SphinxTestApp:
+        src = copy_root("source", tmp_path / name)
+        (src / "sources.toml").write_text(lock)
+        app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
+        app.build()
+        app.cleanup()
+        return app
+
+    first = weakref.ref(build("first"))
+    gc.disable()  # no automatic collection decides it: only what the build itself does
+    try:
+        build("second")
+        assert first() is None
+    finally:
+        gc.enable()
+
+
+def _cat_file_children() -> int:
+    """This process's ``git cat-file --batch`` children still running (read from ``/proc``)."""
+    count = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and cmdline[:3] == [b"git", b"cat-file", b"--batch"]:
+            count += 1
+    return count
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads child processes from /proc (Linux)")
+def test_a_build_stops_its_git_process(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    gc.collect()  # earlier tests' stores: their processes end when the collector frees them
+    before = _cat_file_children()
+    running: list[int] = []
+
+    def read_late(app, exception) -> None:
+        # before the store closes (priority 900): a warm cache may have spared the build every blob read
+        app.env.slimebook_store.read_bytes("README.md")
+        running.append(_cat_file_children())
+
+    for name in ("one", "two"):
+        src = copy_root("source", tmp_path / name)
+        (src / "sources.toml").write_text(source_repo.lock_text())
+        app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
+        app.connect("build-finished", read_late, priority=800)
+        app.build()
+        app.cleanup()
+        assert running[-1] == before + 1
+        assert _cat_file_children() == before  # stopped at build-finished, not left for the collector
 
 
 def test_frozen_at_exit() -> None:

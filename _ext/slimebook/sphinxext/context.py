@@ -62,6 +62,14 @@ def open_store(app: Sphinx) -> None:
     app.env.slimebook_lock_path = path  # type: ignore[attr-defined]
 
 
+def close_store(app: Sphinx, exception: BaseException | None) -> None:
+    """``build-finished`` (last): stop the store's ``git cat-file`` (a process that builds again, the test suite,
+    would otherwise keep one per build; a later read starts it again)."""
+    store = getattr(app.env, "slimebook_store", None)
+    if store is not None:
+        store.close()
+
+
 def builds_pages(app: Sphinx) -> bool:
     """True when the builder writes generated pages (snapshots, usage pages): HTML, but not epub or singlehtml."""
     return app.builder.format == "html" and app.builder.name != "singlehtml" and not app.builder.name.startswith("epub")
@@ -96,6 +104,7 @@ def reading_order(env: BuildEnvironment) -> list[str]:
 
 
 def setup(app: Sphinx) -> None:
-    """Declare where the pin is read from and open the store when the builder starts."""
+    """Declare where the pin is read from, open the store when the builder starts and close it when it ends."""
     declare_config(app, "source")  # slimebook_lock, slimebook_source
     app.connect("builder-inited", open_store)
+    app.connect("build-finished", close_store, priority=900)

@@ -16,11 +16,16 @@ all of it again at every full collection, and that costs three times over:
   anyway. Measured on an incremental rebuild of one chapter: 2.32 s from start to exit, 1.89 s with the heap
   frozen at exit (the build itself 1.76 s either way). So an ``atexit`` hook freezes whatever is alive then.
 
-Frozen objects are not collected: :func:`thaw` at ``build-finished`` puts them back, so a process that builds many
-books (the test suite) still frees each one. What the exit hook gives up: an object that is part of a reference
-cycle when the interpreter exits is freed without the collector, so a ``__del__`` in such a cycle does not run.
-Every file the book writes is closed by a ``with`` block (``atomicio``) before the build ends, so no buffered
-output depends on it.
+Frozen objects are not collected: :func:`thaw` at ``build-finished`` puts them back, and the first freeze of a build
+(:func:`collect_and_freeze`, at ``env-before-read-docs``) runs a full collection first, so the garbage of an earlier
+build in the same process is freed, not frozen again. Without that collection a process that builds repeatedly (the
+test suite, a loop over ``Sphinx(...).build()``) grew by a whole build's garbage each time (measured on the book: 323,
+467, 603, 746 MB after four builds; with it the tracked objects stay flat). :func:`thaw` gives back everything frozen
+in the process, also what a host program froze itself.
+
+What the exit hook gives up: an object that is part of a reference cycle when the interpreter exits is freed without
+the collector, so a ``__del__`` in such a cycle does not run. Every file the book writes is closed by a ``with``
+block (``atomicio``) before the build ends, so no buffered output depends on it.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-__all__ = ["freeze", "setup", "thaw"]
+__all__ = ["collect_and_freeze", "freeze", "setup", "thaw"]
 
 _EXIT_HOOK: list[bool] = []  # one atexit registration per process
 
@@ -40,7 +45,15 @@ def freeze(*_args: Any) -> None:
     """Move every object the collector tracks now into its permanent generation (:func:`gc.freeze`).
 
     Accepts and ignores any event arguments, so it can be connected to Sphinx events as it is. No collection runs
-    first: garbage frozen with the rest is freed after :func:`thaw`."""
+    first: garbage frozen with the rest is freed after :func:`thaw` (the next build's :func:`collect_and_freeze`
+    at the latest)."""
+    gc.freeze()
+
+
+def collect_and_freeze(*_args: Any) -> None:
+    """A full collection (:func:`gc.collect`), then :func:`freeze`: the first freeze of a build, so nothing an
+    earlier build left behind is frozen with this one's heap. Event arguments are ignored."""
+    gc.collect()
     gc.freeze()
 
 
@@ -51,7 +64,8 @@ def thaw(*_args: Any) -> None:
 
 def setup(app: Sphinx) -> None:
     """Freeze before Sphinx forks readers and writers, thaw when the build ends, freeze again at exit."""
-    app.connect("env-before-read-docs", freeze, priority=900)  # after what other handlers load for the forks
+    # after what other handlers load for the forks
+    app.connect("env-before-read-docs", collect_and_freeze, priority=900)
     app.connect("write-started", freeze, priority=900)
     app.connect("build-finished", thaw)
     if not _EXIT_HOOK:
