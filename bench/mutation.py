@@ -4,7 +4,9 @@ For each module below, one cosmic-ray session (``_build/mutation/<name>.sqlite``
 applied in place, the module's own unit tests run (``pytest -x``, no Sphinx build, one mutant at a time: the machine
 is shared), and the file is restored. A mutant whose tests run past ``--timeout`` seconds (default 30: a loop that
 never ends) counts as killed. A module's run stops after ``--budget`` seconds (default 900); run the command again to
-go on where it stopped (the session keeps what was tested). Then one summary line per module:
+go on where it stopped (the session keeps what was tested). A session made from another text of its module (the
+module changed since: its mutants' diffs no longer match the file) is reported as stale and never continued:
+delete it and run again. Then one summary line per module:
 
     module       mutants  killed  survived  equivalent  timeout  not run  score
 
@@ -136,6 +138,8 @@ def _forget_survivors(name: str, session: Path) -> None:
 def _run(name: str, budget: float, retest: bool = False, timeout: float = 30.0) -> None:
     path, tests = MODULES[name]
     session = OUT / f"{name}.sqlite"
+    if session.exists() and _stale(name):
+        sys.exit(f"{name}: {session} was made from another text of {path}; delete it and run again")
     config = _config(name, path, tests, timeout=timeout)
     if retest and session.exists():
         _forget_survivors(name, session)
@@ -174,6 +178,28 @@ def _results(name: str) -> list[tuple[dict, dict | None]]:
     return [tuple(json.loads(line)) for line in dump.splitlines() if line.strip()]
 
 
+def _made_from(lines: list[str], diff: str) -> bool:
+    """Whether a cosmic-ray diff was made from ``lines`` (the module's text now): every context and removed line of
+    each hunk stands where the hunk's header puts it."""
+    old = None  # the number of the next old line of the hunk; None before the first hunk (the file headers)
+    for d in diff.splitlines():
+        if d.startswith("@@"):
+            old = int(d.split()[1].lstrip("-").split(",")[0])
+        elif old is not None and not d.startswith(("+", "\\")):
+            if old > len(lines) or lines[old - 1] != d[1:]:
+                return False
+            old += 1
+    return True
+
+
+def _stale(name: str) -> int:
+    """How many tested mutants of the module's session were made from another text of the module (the session is
+    older than the module's last change: its line numbers name other lines now)."""
+    lines = (ROOT / MODULES[name][0]).read_text(encoding="utf-8").split("\n")  # as the diffs split it
+    return sum(1 for _, result in _results(name) if result and result.get("diff")
+               and not _made_from(lines, result["diff"]))
+
+
 def _line(path: str, mutation: dict) -> str:
     lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
     return lines[mutation["start_pos"][0] - 1].strip()
@@ -194,6 +220,10 @@ def _listed(entry: dict, operator: str, line: str, mutated: str) -> bool:
 
 def summarize(name: str, show_survivors: bool) -> tuple[int, int]:
     path = MODULES[name][0]
+    stale = _stale(name)
+    if stale:
+        print(f"{name:<16}stale: {stale} tested mutants no longer match {path}; delete {name}.sqlite, run again")
+        return 0, 0
     equivalent = [e for e in _equivalents() if e["module"] == name]
     counts = dict.fromkeys(("mutants", "killed", "survived", "equivalent", "timeout", "not run"), 0)
     survivors = []
