@@ -59,9 +59,19 @@ def _scan_tests(*names: str) -> list[str]:
 #: test_drift.py without its three Sphinx builds of the source-check page (they read the drift, they do not decide it)
 _DRIFT_TESTS = ["tests/test_drift.py", "-k", "not source_check_page"]
 
+#: the lock's own tests: test_lock.py, the lock-file reader's errors (test_store.py) and the re-pin rewrite
+#: (test_drift.py), without the store fetches and the drift checks that only read a lock
+_LOCK_TESTS = ["tests/test_lock.py", *(f"tests/test_store.py::test_{name}" for name in (
+    "lock_errors", "real_lock_is_the_pin")), *(f"tests/test_drift.py::test_{name}" for name in (
+    "lock_previous_commit_is_optional_and_checked", "repin_lock_text_keeps_comments",
+    "repin_lock_keeps_an_unusual_layout_byte_for_byte", "repin_lock_refuses_what_it_cannot_edit",
+    "repin_lock_text_edits_only_its_table", "update_lock_file_replaces_a_previous_commit_that_is_not_a_string",
+    "update_lock_file_edits_the_key_not_a_string_that_reads_like_it"))]
+
 #: module name → (file, the pytest arguments that select its tests), in the order ``make mutation`` runs them.
 MODULES: dict[str, tuple[str, list[str]]] = {
     "atomicio": (f"{EXT}/atomicio.py", ["tests/test_atomicio.py"]),
+    "lock": (f"{EXT}/lock.py", _LOCK_TESTS),
     "lines": (f"{EXT}/lines.py", ["tests/test_lines.py", "tests/test_lines_property.py", "tests/test_cases.py"]),
     "experiments": (f"{EXT}/experiments.py", [f"tests/test_experiments.py::test_{name}" for name in (
         "experiment_failures_are_reported", "cache_is_keyed_by_content_and_holds_the_exact_output",
