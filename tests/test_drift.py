@@ -103,11 +103,12 @@ DUP_NEW = "x = 1\na = 0\nb = 0\nc = 0\nd = 0\ne = 0\nx = 1\n"
 INPLACE_OLD = "a = 1\nb = 2\nc = 3\n"
 INPLACE_NEW = "a = 1\nb = 20\nc = 3\n"
 KEEP = 'def keep():\n    return "same"\n\n\ndef other():\n    return "also"\n'
-#: Renamed (pkg/old_name.py → pkg/new_name.py) and edited: keep stays, edited changes (to a text that sorts after the
-#: old one: the texts are compared for equality, not order), dropped goes.
+#: Renamed (pkg/old_name.py → pkg/new_name.py) and edited: keep stays, edited and lowered change (to a text that sorts
+#: after the old one, and before it: the texts are compared for equality, not order), dropped goes.
 OLD_NAME = ('def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 1\n\n\n'
-            'def dropped():\n    return 2\n')
-NEW_NAME = 'def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 2\n'
+            'def dropped():\n    return 2\n\n\ndef lowered():\n    return 1\n')
+NEW_NAME = ('def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 2\n\n\n'
+            'def lowered():\n    return 0\n')
 #: A method whose class was renamed (C → B, A → Z): the symbol is gone, a definition with its last name remains; a
 #: property that gained a setter: its name became ambiguous.
 NAMES_OLD = ("class C:\n    def run(self):\n        return 1\n\n\nclass P:\n    @property\n    def x(self):\n"
@@ -540,6 +541,8 @@ def test_renamed_and_edited_file_hints(checker: DriftChecker) -> None:
     d = check(checker, path="pkg/old_name.py", pyobject="edited")
     assert (d.status, d.renamed_to, d.old_runs, d.new_runs) == (Status.GONE, "pkg/new_name.py", ((5, 6),), None)
     assert d.note == rename + "; edited is there at L5–L6 (text differs)"
+    lowered = check(checker, path="pkg/old_name.py", pyobject="lowered")
+    assert (lowered.old_runs, lowered.note) == (((13, 14),), rename + "; lowered is there at L9–L10 (text differs)")
     keep = check(checker, path="pkg/old_name.py", pyobject="keep")
     assert keep.note == rename + "; keep is there at L1–L2 (same text)"
     assert check(checker, path="pkg/old_name.py", pyobject="dropped").note == rename + "; dropped is not in it"
