@@ -4,7 +4,9 @@ For each module below, one cosmic-ray session (``_build/mutation/<name>.sqlite``
 applied in place, the module's own unit tests run (``pytest -x``, no Sphinx build, one mutant at a time: the machine
 is shared), and the file is restored. A mutant whose tests run past ``--timeout`` seconds (default 30: a loop that
 never ends) counts as killed. A module's run stops after ``--budget`` seconds (default 900); run the command again to
-go on where it stopped (the session keeps what was tested). Then one summary line per module:
+go on where it stopped (the session keeps what was tested). A session made from another text of its module (the
+module changed since: its mutants' diffs no longer match the file) is reported as stale and never continued:
+delete it and run again. Then one summary line per module:
 
     module       mutants  killed  survived  equivalent  timeout  not run  score
 
@@ -57,15 +59,26 @@ def _scan_tests(*names: str) -> list[str]:
 #: test_drift.py without its three Sphinx builds of the source-check page (they read the drift, they do not decide it)
 _DRIFT_TESTS = ["tests/test_drift.py", "-k", "not source_check_page"]
 
+#: the lock's own tests: test_lock.py, the lock-file reader's errors (test_store.py) and the re-pin rewrite
+#: (test_drift.py), without the store fetches and the drift checks that only read a lock
+_LOCK_TESTS = ["tests/test_lock.py", *(f"tests/test_store.py::test_{name}" for name in (
+    "lock_errors", "real_lock_is_the_pin")), *(f"tests/test_drift.py::test_{name}" for name in (
+    "lock_previous_commit_is_optional_and_checked", "repin_lock_text_keeps_comments",
+    "repin_lock_keeps_an_unusual_layout_byte_for_byte", "repin_lock_refuses_what_it_cannot_edit",
+    "repin_lock_text_edits_only_its_table", "update_lock_file_replaces_a_previous_commit_that_is_not_a_string",
+    "update_lock_file_edits_the_key_not_a_string_that_reads_like_it"))]
+
 #: module name → (file, the pytest arguments that select its tests), in the order ``make mutation`` runs them.
 MODULES: dict[str, tuple[str, list[str]]] = {
     "atomicio": (f"{EXT}/atomicio.py", ["tests/test_atomicio.py"]),
+    "lock": (f"{EXT}/lock.py", _LOCK_TESTS),
     "lines": (f"{EXT}/lines.py", ["tests/test_lines.py", "tests/test_lines_property.py", "tests/test_cases.py"]),
     "experiments": (f"{EXT}/experiments.py", [f"tests/test_experiments.py::test_{name}" for name in (
         "experiment_failures_are_reported", "cache_is_keyed_by_content_and_holds_the_exact_output",
         "an_unexpected_success_and_the_tail_of_a_failure", "the_script_gets_the_environment_without_python_variables",
         "results_are_frozen_and_the_default_timeout_is_a_minute")]),
-    "excerpt": (f"{EXT}/excerpt.py", ["tests/test_excerpt_reader.py", "tests/test_lines_property.py"]),
+    "excerpt": (f"{EXT}/excerpt.py", ["tests/test_excerpt_reader.py", "tests/test_lines_property.py",
+                                      "tests/test_rangecache.py::test_excerpts_read_symbols_through_the_cache"]),
     "pyranges": (f"{EXT}/pyranges.py", ["tests/test_pyranges.py", "tests/test_excerpt_reader.py"]),
     "anchorcheck": (f"{EXT}/anchorcheck.py", ["tests/test_anchorcheck.py"]),
     "drift.model": (f"{EXT}/drift/model.py", _DRIFT_TESTS),
@@ -136,6 +149,8 @@ def _forget_survivors(name: str, session: Path) -> None:
 def _run(name: str, budget: float, retest: bool = False, timeout: float = 30.0) -> None:
     path, tests = MODULES[name]
     session = OUT / f"{name}.sqlite"
+    if session.exists() and _stale(name):
+        sys.exit(f"{name}: {session} was made from another text of {path}; delete it and run again")
     config = _config(name, path, tests, timeout=timeout)
     if retest and session.exists():
         _forget_survivors(name, session)
@@ -174,6 +189,28 @@ def _results(name: str) -> list[tuple[dict, dict | None]]:
     return [tuple(json.loads(line)) for line in dump.splitlines() if line.strip()]
 
 
+def _made_from(lines: list[str], diff: str) -> bool:
+    """Whether a cosmic-ray diff was made from ``lines`` (the module's text now): every context and removed line of
+    each hunk stands where the hunk's header puts it."""
+    old = None  # the number of the next old line of the hunk; None before the first hunk (the file headers)
+    for d in diff.splitlines():
+        if d.startswith("@@"):
+            old = int(d.split()[1].lstrip("-").split(",")[0])
+        elif old is not None and not d.startswith(("+", "\\")):
+            if old > len(lines) or lines[old - 1] != d[1:]:
+                return False
+            old += 1
+    return True
+
+
+def _stale(name: str) -> int:
+    """How many tested mutants of the module's session were made from another text of the module (the session is
+    older than the module's last change: its line numbers name other lines now)."""
+    lines = (ROOT / MODULES[name][0]).read_text(encoding="utf-8").split("\n")  # as the diffs split it
+    return sum(1 for _, result in _results(name) if result and result.get("diff")
+               and not _made_from(lines, result["diff"]))
+
+
 def _line(path: str, mutation: dict) -> str:
     lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
     return lines[mutation["start_pos"][0] - 1].strip()
@@ -194,6 +231,10 @@ def _listed(entry: dict, operator: str, line: str, mutated: str) -> bool:
 
 def summarize(name: str, show_survivors: bool) -> tuple[int, int]:
     path = MODULES[name][0]
+    stale = _stale(name)
+    if stale:
+        print(f"{name:<16}stale: {stale} tested mutants no longer match {path}; delete {name}.sqlite, run again")
+        return 0, 0
     equivalent = [e for e in _equivalents() if e["module"] == name]
     counts = dict.fromkeys(("mutants", "killed", "survived", "equivalent", "timeout", "not run"), 0)
     survivors = []

@@ -82,10 +82,14 @@ def test_every_permission_bit_is_kept_and_nothing_else(tmp_path: Path, mode: int
     assert target.stat().st_mode & 0o7777 == kept
 
 
-def test_a_new_file_gets_the_umask_default_not_a_private_mode(tmp_path: Path) -> None:
-    old = os.umask(0o027)
+@pytest.mark.parametrize(("umask", "mode"), [(0o027, 0o640), (0o022, 0o644), (0o002, 0o664), (0o000, 0o666),
+                                             (0o077, 0o600)])
+def test_a_new_file_gets_the_umask_default_not_a_private_mode(tmp_path: Path, umask: int, mode: int) -> None:
+    """0o666 less the umask, as ``open()`` gives (mkstemp gave 0o600); the umask is the process's again after."""
+    old = os.umask(umask)
     try:
         atomic_write(tmp_path / "new.html", "x")
+        assert os.umask(umask) == umask
     finally:
         os.umask(old)
-    assert stat.S_IMODE((tmp_path / "new.html").stat().st_mode) == 0o640  # 0o666 less 0o027; mkstemp gave 0o600
+    assert stat.S_IMODE((tmp_path / "new.html").stat().st_mode) == mode

@@ -103,16 +103,19 @@ DUP_NEW = "x = 1\na = 0\nb = 0\nc = 0\nd = 0\ne = 0\nx = 1\n"
 INPLACE_OLD = "a = 1\nb = 2\nc = 3\n"
 INPLACE_NEW = "a = 1\nb = 20\nc = 3\n"
 KEEP = 'def keep():\n    return "same"\n\n\ndef other():\n    return "also"\n'
-#: Renamed (pkg/old_name.py → pkg/new_name.py) and edited: keep stays, edited changes, dropped goes.
+#: Renamed (pkg/old_name.py → pkg/new_name.py) and edited: keep stays, edited and lowered change (to a text that sorts
+#: after the old one, and before it: the texts are compared for equality, not order), dropped goes.
 OLD_NAME = ('def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 1\n\n\n'
-            'def dropped():\n    return 2\n')
-NEW_NAME = 'def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 0\n'
-#: A method whose class was renamed (C → B): the symbol is gone, a definition with its last name remains; a property
-#: that gained a setter: its name became ambiguous.
+            'def dropped():\n    return 2\n\n\ndef lowered():\n    return 1\n')
+NEW_NAME = ('def keep():\n    return "the same text in both"\n\n\ndef edited():\n    return 2\n\n\n'
+            'def lowered():\n    return 0\n')
+#: A method whose class was renamed (C → B, A → Z): the symbol is gone, a definition with its last name remains; a
+#: property that gained a setter: its name became ambiguous.
 NAMES_OLD = ("class C:\n    def run(self):\n        return 1\n\n\nclass P:\n    @property\n    def x(self):\n"
-             "        return 1\n\n\ndef g():\n    return 2\n")
+             "        return 1\n\n\ndef g():\n    return 2\n\n\nclass A:\n    def stop(self):\n        pass\n")
 NAMES_NEW = ("class B:\n    def run(self):\n        return 1\n\n\nclass P:\n    @property\n    def x(self):\n"
-             "        return 1\n\n    @x.setter\n    def x(self, v):\n        pass\n\n\ndef g():\n    return 1\n")
+             "        return 1\n\n    @x.setter\n    def x(self, v):\n        pass\n\n\ndef g():\n    return 1\n"
+             "\n\nclass Z:\n    def stop(self):\n        pass\n")
 #: Renamed (pkg/encoded.py → pkg/recoded.py) and no longer valid UTF-8 at the new commit.
 ENCODED = "".join(f"line_{i} = {i}\n" for i in range(20)).encode()
 #: 70 one-line functions (210 lines); the new commit deletes f10 (old lines 31-33).
@@ -538,6 +541,8 @@ def test_renamed_and_edited_file_hints(checker: DriftChecker) -> None:
     d = check(checker, path="pkg/old_name.py", pyobject="edited")
     assert (d.status, d.renamed_to, d.old_runs, d.new_runs) == (Status.GONE, "pkg/new_name.py", ((5, 6),), None)
     assert d.note == rename + "; edited is there at L5–L6 (text differs)"
+    lowered = check(checker, path="pkg/old_name.py", pyobject="lowered")
+    assert (lowered.old_runs, lowered.note) == (((13, 14),), rename + "; lowered is there at L9–L10 (text differs)")
     keep = check(checker, path="pkg/old_name.py", pyobject="keep")
     assert keep.note == rename + "; keep is there at L1–L2 (same text)"
     assert check(checker, path="pkg/old_name.py", pyobject="dropped").note == rename + "; dropped is not in it"
@@ -554,6 +559,10 @@ def test_a_gone_symbol_names_definitions_with_the_same_last_name(checker: DriftC
     assert d.note == f"at {short}: no definition named 'C.run'; closest: B.run; same name: B.run (L2)"
     d = check(checker, path="pkg/names.py", pyobject="C")
     assert d.note == f"at {short}: no definition named 'C'"
+    # a definition of the same last name whose qualified name sorts after the cited one (A → Z) is named too
+    d = check(checker, path="pkg/names.py", pyobject="A.stop")
+    assert (d.status, d.old_runs) == (Status.GONE, ((17, 18),))
+    assert d.note == f"at {short}: no definition named 'A.stop'; closest: Z.stop; same name: Z.stop (L21)"
     # two definitions of the name now (a setter added): gone, and the hint does not repeat the name itself
     d = check(checker, path="pkg/names.py", pyobject="P.x")
     assert (d.status, d.old_runs) == (Status.GONE, ((7, 9),))
@@ -818,6 +827,11 @@ def test_apply_edits_writes_a_shorter_spec_too(tmp_path: Path) -> None:
     problems, after = _apply(tmp_path, "```{slime-source} pkg/core.py\n:lines: 9-10\n```\n",
                              (1, "lines", 0, "pkg/core.py", "9-10", "1-2"))
     assert (problems, after) == ([None], "```{slime-source} pkg/core.py\n:lines: 1-2\n```\n")
+
+
+def test_apply_edits_reaches_a_last_line_without_a_newline(tmp_path: Path) -> None:
+    problems, after = _apply(tmp_path, "See {slime}`pkg/core.py:5-6`.", (1, "role", 0, "pkg/core.py", "5-6", "9-10"))
+    assert (problems, after) == ([None], "See {slime}`pkg/core.py:9-10`.")
 
 
 def test_apply_edits_leaves_a_file_without_a_fitting_edit_alone(tmp_path: Path) -> None:

@@ -158,6 +158,20 @@ def test_an_empty_file_is_an_error_unless_a_range_is_asked() -> None:
                                                                         [["x = 1"]], frozenset())
 
 
+def test_a_missing_name_points_at_the_symbol_listing_and_a_parse_error_does_not() -> None:
+    store = _Store({"m.py": "def f():\n    pass\n\n\nclass K:\n    def g(self):\n        pass\n",
+                    "bad.py": "def f(:\n"})
+    hint = " (`slimebook sources show m.py --symbols` lists them all)"
+    for name, message in [("h", "no definition named 'h'"), ("g", "no definition named 'g'; closest: K.g")]:
+        with pytest.raises(ExcerptError) as info:
+            read_excerpt(store, "m.py", pyobject=name)
+        assert str(info.value) == f"m.py: :pyobject: {message}{hint}"
+    with pytest.raises(ExcerptError) as info:
+        read_excerpt(store, "bad.py", pyobject="f")
+    assert str(info.value).startswith("bad.py: :pyobject: does not parse: ")
+    assert "--symbols" not in str(info.value)
+
+
 def test_a_store_error_keeps_the_path_and_no_option() -> None:
     with pytest.raises(ExcerptError) as info:
         read_excerpt(_Store({}), "gone.py", lines="1", emphasize="1")

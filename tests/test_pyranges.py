@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
 import sys
 import textwrap
 import tokenize
@@ -296,3 +297,18 @@ def test_at_most_three_closest_names() -> None:
     with pytest.raises(SymbolError) as info:
         symbol_range(src, "__aexit__")
     assert str(info.value) == "no definition named '__aexit__'; closest: A.__aexit__, B.__aexit__, C.__aexit__"
+
+
+def test_selecting_among_known_definitions_imports_no_libcst() -> None:
+    """libcst is imported where a text is parsed, not with the module: a read answered from the range cache
+    selects among known definitions and never needs it."""
+    script = (
+        "import sys\n"
+        "from slimebook.pyranges import Definition, closest_names, definitions, select_definition\n"
+        "defs = [Definition('A', 'class', 1, 3), Definition('A.run', 'function', 2, 3)]\n"
+        "print(select_definition(defs, 'A.run'), closest_names(defs, 'B.run'), 'libcst' in sys.modules)\n"
+        "print(definitions('def f():\\n    pass\\n'), 'libcst' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out == ("(2, 3) ['A.run'] False\n"
+                   "[Definition(qualname='f', kind='function', start=1, end=2)] True\n")

@@ -68,6 +68,12 @@ def test_all_cores_equal_one_process():
     assert parallel.records == scan_items(_items(many), jobs=1, cache=False).records
 
 
+def test_a_negative_job_count_scans_in_this_process():
+    """``slimebook scan --jobs -1`` scans in this process, as ``--jobs 1`` does (a pool needs at least one worker)."""
+    assert scan_items(_items(FILES), jobs=-1, cache=False).records == scan_items(_items(FILES), jobs=1,
+                                                                                  cache=False).records
+
+
 def test_a_file_that_does_not_parse_is_an_error_and_the_scan_goes_on():
     result = scan_items(_items(FILES), jobs=1, cache=False)
     assert [(e.path, e.source, e.line) for e in result.errors] == [("bad.py", "code", 3)]  # libcst's location
@@ -104,6 +110,28 @@ def test_a_crashing_parser_costs_only_its_file(tmp_path: Path, monkeypatch: pyte
         ("crash.py", f"the parser crashed on this file (exit code {-signal.SIGSEGV})")]
     assert {r.path for r in result.records} == {"a.py", "c.py"}
     assert len(list(tmp_path.rglob("*.json"))) == 3
+
+
+def test_an_unwritable_cache_costs_speed_not_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """No entry can be written, neither by a worker nor for the file whose parser crashed: the scan still ends."""
+    real = runner_module.scan_code
+
+    def crash_on_marker(data):
+        if b"CRASH" in data:
+            faulthandler.disable()
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return real(data)
+
+    def read_only(path, text):
+        raise PermissionError(f"read-only: {path}")
+    monkeypatch.setattr(runner_module, "scan_code", crash_on_marker)
+    monkeypatch.setattr(runner_module, "atomic_write", read_only)
+    files = {"a.py": GOOD, "crash.py": b"CRASH = 1\n"}
+    result = scan_items(_items(files), jobs=2, cache_dir=tmp_path)
+    assert [(e.path, e.message) for e in result.errors] == [
+        ("crash.py", f"the parser crashed on this file (exit code {-signal.SIGSEGV})")]
+    assert {r.path for r in result.records} == {"a.py"}
+    assert not list(tmp_path.rglob("*.json"))
 
 
 def test_deeply_nested_brackets_are_refused_before_parsing():
