@@ -136,12 +136,10 @@ def _forget_survivors(name: str, session: Path) -> None:
     (after new tests)."""
     import sqlite3
 
-    path = MODULES[name][0]
     equivalent = [e for e in _equivalents() if e["module"] == name]
     jobs = [item["job_id"] for item, result in _results(name)
             if result and result.get("test_outcome") == "survived"
-            and not any(_listed(e, item["mutations"][0]["operator_name"], _line(path, item["mutations"][0]),
-                                _mutated(result.get("diff", ""))) for e in equivalent)]
+            and not _matching(equivalent, MODULES[name][0], item["mutations"][0], result.get("diff", ""))]
     with sqlite3.connect(session) as db:
         db.executemany("DELETE FROM work_results WHERE job_id = ?", [(job,) for job in jobs])
 
@@ -229,6 +227,13 @@ def _listed(entry: dict, operator: str, line: str, mutated: str) -> bool:
             and entry.get("mutated", mutated) == mutated)
 
 
+def _matching(equivalent: list[dict], path: str, mutation: dict, diff: str) -> list[int]:
+    """The indexes of the entries of ``equivalent`` (one module's) that name the mutant ``mutation`` of ``path``
+    whose cosmic-ray diff is ``diff`` (see :func:`_listed`)."""
+    line, mutated = _line(path, mutation), _mutated(diff)
+    return [k for k, e in enumerate(equivalent) if _listed(e, mutation["operator_name"], line, mutated)]
+
+
 def summarize(name: str, show_survivors: bool) -> tuple[int, int]:
     path = MODULES[name][0]
     stale = _stale(name)
@@ -253,14 +258,13 @@ def summarize(name: str, show_survivors: bool) -> tuple[int, int]:
         elif outcome in ("killed", "incompetent"):
             counts["killed"] += 1
         else:
-            line, diff = _line(path, mutation), result.get("diff", "")
-            mutated = _mutated(diff)
-            known = [k for k, e in enumerate(equivalent) if _listed(e, mutation["operator_name"], line, mutated)]
+            diff = result.get("diff", "")
+            known = _matching(equivalent, path, mutation, diff)
             used.update(known)
             if known:
                 counts["equivalent"] += 1
             else:
-                survivors.append((mutation, line, diff))
+                survivors.append((mutation, _line(path, mutation), diff))
             counts["survived"] += 1
     listed = counts["survived"] - counts["equivalent"]
     denominator = counts["killed"] + listed + counts["timeout"]
