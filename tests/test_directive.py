@@ -268,3 +268,29 @@ def test_experiment_page_shows_exactly_what_the_script_printed(tmp_path: Path, f
     codes = [c for c in doctree.findall(nodes.container) if "experiment-code" in c["classes"]]
     assert [c["ids"] for c in codes] == [["exp-three"], ["exp-fails"]]
     assert next(iter(codes[0].findall(nodes.literal_block))).astext() == (src / "three.py").read_text().rstrip("\n")
+
+
+def test_the_lexer_of_a_path_is_decided_once_per_environment(tmp_path: Path, fetched_cache: Path,
+                                                             source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch,
+                                                             sphinx_build) -> None:
+    # Pygments' first lookup by file name costs about 0.1 s: an incremental build takes the alias from the env
+    import pygments
+
+    from slimebook.sphinxext import source
+
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("source", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    first = sphinx_build(src)
+    assert first.env.slimebook_lexer_aliases == {(pygments.__version__, ".py"): "python"}
+
+    def no_lookup(suffix: str) -> str:
+        raise AssertionError(f"looked up the lexer of {suffix!r} again")
+
+    monkeypatch.setattr(source, "_language_for", no_lookup)
+    first.cleanup()  # docutils' registry as before the first app
+    (src / "index.md").write_text((src / "index.md").read_text() + "\nEdited.\n")
+    second = sphinx_build(src)
+    assert second._warning.getvalue() == ""
+    blocks = [b for b in second.env.get_doctree("index").findall(nodes.literal_block) if "slime-run" in b["classes"]]
+    assert blocks and {b["language"] for b in blocks} == {"python"}

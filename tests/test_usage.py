@@ -334,6 +334,28 @@ def test_incremental_build_skips_pages_and_rereads_on_scanner_change(build, monk
     assert reread == {"index", "lesson-a", "lesson-b"}
 
 
+# -- breakable code -------------------------------------------------------------------------------------
+def _search_terms(outdir: Path) -> set[str]:
+    text = (outdir / "searchindex.js").read_text()
+    return set(json.loads(text[text.index("(") + 1:text.rindex(")")])["terms"])
+
+
+def test_breakable_code_is_whole_text_until_written(build) -> None:
+    # the doctree and the search index hold a name whole; only the writers mark where it may wrap
+    from slimebook.sphinxext.usagetables import breakable_literal
+
+    node = breakable_literal("app/loop_x.py")
+    assert [type(child).__name__ for child in node.children] == ["Text"] and node.astext() == "app/loop_x.py"
+    app = build("usage")
+    lesson_a = (app.outdir / "lesson-a.html").read_text()
+    assert f"asyncio.{WBR}gather" in lesson_a and f"async_{WBR}def" in lesson_a
+    terms = _search_terms(app.outdir)
+    assert "async_def" in terms and "async_" not in terms  # a piece between two breaks is no search term
+    latex = next(build("usage", "latex").outdir.glob("*.tex")).read_text()
+    assert r"app/\allowbreak{}many.\allowbreak{}py:5" in latex
+    assert "app/many.py:5" in (build("usage", "text").outdir / "lesson-b.txt").read_text()
+
+
 # -- other builders -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("buildername", ["text", "latex"])
 def test_other_builders_degrade(build, buildername: str) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pygments
 from docutils import nodes
 from docutils.parsers.rst import directives
 from pygments.lexers import get_all_lexers, get_lexer_for_filename
@@ -61,11 +62,27 @@ def _unique(document: nodes.document, anchor: str) -> str:
     return candidate
 
 
-def _language(path: str) -> str:
-    """The Pygments alias for ``path``, decided by its file name (memoised per name pattern)."""
+def _suffix(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
-    suffix = name[name.rfind("."):] if "." in name else name
-    return _language_for(suffix)
+    return name[name.rfind("."):] if "." in name else name
+
+
+def lexer_alias(env: BuildEnvironment | None, path: str) -> str:
+    """The Pygments alias for ``path`` (``"python"``, ``"bash"``…; ``"text"`` when no lexer claims it).
+
+    Decided by the file name's suffix (a dot-less name stands for itself) and memoised per suffix and Pygments
+    version, in the process and on ``env`` (``env.slimebook_lexer_aliases``), so an incremental build does not pay
+    again: Pygments' first lookup by file name matches the name against every lexer's glob patterns, about 0.1 s.
+    """
+    suffix = _suffix(path)
+    if env is None:
+        return _language_for(suffix)
+    memo: dict[tuple[str, str], str] = env.__dict__.setdefault("slimebook_lexer_aliases", {})
+    key = (pygments.__version__, suffix)
+    alias = memo.get(key)
+    if alias is None:
+        alias = memo[key] = _language_for(suffix)
+    return alias
 
 
 @functools.lru_cache(maxsize=64)
@@ -209,7 +226,7 @@ class SlimeSource(SphinxDirective):
                                                           self.env.docname))
         self.set_source_info(caption)
         wrapper += caption
-        for block in excerpt_blocks(excerpt):
+        for block in excerpt_blocks(excerpt, self.env):
             self.set_source_info(block)
             wrapper += block
         anchor = excerpt_anchor(excerpt)
@@ -228,7 +245,7 @@ class SlimeSource(SphinxDirective):
         return [wrapper]
 
 
-def excerpt_blocks(excerpt: Excerpt) -> list[nodes.literal_block]:
+def excerpt_blocks(excerpt: Excerpt, env: BuildEnvironment | None = None) -> list[nodes.literal_block]:
     """The literal blocks of an excerpt: one per run, numbered from the run's first source line.
 
     Rules (the property test in ``tests/test_lines_property.py`` checks them): runs are what
@@ -236,11 +253,14 @@ def excerpt_blocks(excerpt: Excerpt) -> list[nodes.literal_block]:
     block); every line of a block ends with ``\\n``, so a blank last line is drawn; with the lexer options of
     :func:`keep_blank_lines`, line *k* of a block shows source line ``linenostart + k - 1``.
 
+    Args:
+        excerpt: a verified excerpt (:func:`slimebook.excerpt.read_excerpt`).
+        env: the build environment that memoises the path's lexer (:func:`lexer_alias`); None: this process only.
     Returns:
         ``literal_block`` nodes with ``language`` (the Pygments alias for the path), ``linenos`` and
         ``highlight_args`` (``linenostart``, ``hl_lines`` relative to the block), class ``slime-run``.
     """
-    language = _language(excerpt.path)
+    language = lexer_alias(env, excerpt.path)
     blocks = []
     for (start, end), lines in zip(excerpt.runs, excerpt.texts, strict=True):
         text = "".join(line + "\n" for line in lines)  # every line ended: a blank last line is drawn too

@@ -1,8 +1,8 @@
 """Usage tables as docutils nodes: one builder (:func:`usage_nodes`) for documents and generated pages.
 
 :class:`Render` says how one output page draws them (links where the builder writes the generated pages, plain
-text elsewhere); the two nodes :class:`wbr` and :class:`usage_details` are drawn per output format. The page
-names of the generated usage pages are declared here, since tables link to them.
+text elsewhere); the nodes :class:`wbr`, :class:`breakable` and :class:`usage_details` are drawn per output
+format. The page names of the generated usage pages are declared here, since tables link to them.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from ..snapshots import snapshot_pagename
 from ..usage import key_of, name_anchor
 
 __all__ = [
-    "COVERAGE_PAGE", "FILES_PAGE", "OVERVIEW_PAGE", "PAGE_ROOT", "PRINT_COLUMNS", "Render", "breakable_literal",
-    "category_page", "scroll", "usage_nodes", "usage_table",
+    "COVERAGE_PAGE", "FILES_PAGE", "OVERVIEW_PAGE", "PAGE_ROOT", "PRINT_COLUMNS", "Render", "breakable",
+    "breakable_literal", "category_page", "scroll", "usage_nodes", "usage_table",
 ]
 
 #: Generated pages (see :mod:`.usagepages`).
@@ -103,14 +103,41 @@ def _skip_node(self: Any, node: nodes.Node) -> None:
 _BREAK_AFTER = re.compile(r"(?<=[./_])(?=.)")
 
 
-def breakable_literal(text: str) -> nodes.literal:
-    """Inline code of ``text`` that may wrap after each ``.``, ``/`` and ``_`` (names, paths) in a narrow column."""
-    literal = nodes.literal(text, "")
-    for n, part in enumerate(_BREAK_AFTER.split(text)):
-        if n:
-            literal += wbr()
-        literal += nodes.Text(part)
-    return literal
+class breakable(nodes.literal):  # noqa: N801 - docutils node naming
+    """Inline code that may wrap after each ``.``, ``/`` and ``_`` (names, paths in a narrow column).
+
+    The doctree holds the text whole (one ``Text`` child, so the search index sees the name as written and a table
+    of a few hundred rows stays a few thousand nodes); HTML and LaTeX put ``<wbr>`` / ``\\allowbreak{}`` at those
+    points when they write it, and every other writer draws it as the ``literal`` it is.
+    """
+
+
+def breakable_literal(text: str) -> breakable:
+    """A :class:`breakable` of ``text``."""
+    return breakable(text, text)
+
+
+def _write_breakable(self: Any, node: breakable, mark: str) -> None:
+    # the writer's own literal and Text handling, with ``mark`` between the parts of each text
+    self.visit_literal(node)
+    for child in node.children:
+        if isinstance(child, nodes.Text):
+            for n, part in enumerate(_BREAK_AFTER.split(child.astext())):
+                if n:
+                    self.body.append(mark)
+                self.visit_Text(nodes.Text(part))
+        else:  # e.g. the wbr nodes the PDF's usage appendix adds at hyphens
+            child.walkabout(self)
+    self.depart_literal(node)
+    raise nodes.SkipNode
+
+
+def _visit_breakable_html(self: Any, node: breakable) -> None:
+    _write_breakable(self, node, "<wbr>")
+
+
+def _visit_breakable_latex(self: Any, node: breakable) -> None:
+    _write_breakable(self, node, r"\allowbreak{}")
 
 
 class usage_details(nodes.General, nodes.Element):  # noqa: N801 - docutils node naming
@@ -227,3 +254,4 @@ def setup(app: Sphinx) -> None:
     app.add_node(usage_details, html=(_visit_details, _depart_details))
     app.add_node(wbr, html=(_visit_wbr_html, None), latex=(_visit_wbr_latex, None),
                  **{f: (_skip_node, None) for f in ("text", "man", "texinfo")})
+    app.add_node(breakable, html=(_visit_breakable_html, None), latex=(_visit_breakable_latex, None))
