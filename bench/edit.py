@@ -44,10 +44,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bookcopy import copy_book  # bench/ is the script directory, so first on sys.path
+
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = Path(__file__).with_name("buildprobe.py")
-SKIP = shutil.ignore_patterns("_build", ".venv", ".git", "node_modules", "__pycache__", ".ruff_cache",
-                              ".hypothesis", ".pytest_cache", "*.egg-info", "bench", "tests")
 #: roles and directives whose targets are other documents: not in a one-page book
 CROSS_DOCUMENT_ROLES = {"ref", "doc", "term", "numref"}
 CROSS_DOCUMENT_DIRECTIVES = {"toctree"}
@@ -152,7 +152,7 @@ class Bench:
         self.book = tmp / "book"
         self.floor = tmp / "floor"
         self.report = tmp / "report.json"
-        shutil.copytree(ROOT, self.book, ignore=SKIP, symlinks=True)
+        copy_book(self.book)
         (self.floor / "src").mkdir(parents=True)
         (self.floor / "src" / "conf.py").write_text(FLOOR_CONF.format(
             conf=str(self.book / "conf.py"), root=str(self.book), skip=sorted(NOT_IN_FLOOR)), encoding="utf-8")

@@ -34,10 +34,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bookcopy import copy_book  # bench/ is the script directory, so first on sys.path
+
 VENV_BIN = Path(sys.executable).parent
-SKIP = shutil.ignore_patterns("_build", ".venv", ".git", "node_modules", "__pycache__", ".ruff_cache",
-                              ".hypothesis", ".pytest_cache", "*.egg-info", "bench")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 READING = re.compile(r"reading sources\.\.\. \[\s*\d+%\] (\S+)")
 
@@ -109,7 +108,7 @@ def measure(chapter: str, *, quiet: float = 10.0, timeout: float = 1800.0, keep:
     """Run `make livehtml` on a copy of the book, append a paragraph to ``chapter`` once it serves, and time it."""
     tmp = Path(tempfile.mkdtemp(prefix="slimebook-livehtml-"))
     book = tmp / "book"
-    shutil.copytree(ROOT, book, ignore=SKIP, symlinks=True)
+    copy_book(book)
     stamp = tmp / "installed"  # the Makefile's venv stamp: this checkout's venv is already installed
     stamp.touch()
     port = free_port()

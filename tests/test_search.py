@@ -1,5 +1,6 @@
-"""The book's Chinese search (``slimebook.sphinxext.search``): jieba's dictionary is loaded by the first text indexed,
-never by a build that indexes nothing; the segmentation is Sphinx's."""
+"""The book's Chinese search (``slimebook.sphinxext.search``): jieba's dictionary is loaded by the first text that
+needs it, never by a build that indexes nothing; text beyond ASCII is segmented as Sphinx does, and ASCII text keeps
+every term a query can reach."""
 
 from __future__ import annotations
 
@@ -44,3 +45,32 @@ def test_the_stemmer_is_named_for_the_script_sphinx_ships() -> None:
     assert issubclass(cls, zh.SearchChinese) and cls.lang == "zh"
     if zh.SearchChinese.js_stemmer_rawcode == "english-stemmer.js":
         assert cls.language_name == "English"  # window.Stemmer = EnglishStemmer (sphinx-doc/sphinx#14229)
+
+
+ASCII_TEXTS = [
+    "await cand.__aenter__()", "examples/coding_agent_rl/generate.py:109", "asyncio.run_coroutine_threadsafe",
+    "qwen2.5B", "python3.11 -m pytest -q", "x = {'a': 0.05, 'b': [1, 2]}  # 50%", "--rollout-batch-size 32",
+]
+
+
+@pytest.mark.parametrize("text", ASCII_TEXTS)
+def test_ascii_text_keeps_every_term_a_query_can_reach(loads: list[str], text: str) -> None:
+    # the search page splits a query at every character that is not a letter, digit or underscore, so only such
+    # runs can be found; jieba's other tokens ("()", "._", "0.05") are unreachable and need not be indexed
+    import re
+
+    def reachable(words: list[str]) -> set[str]:
+        return {w for w in words if re.fullmatch(r"\w+", w) and len(w) > 1}  # len: SearchChinese.word_filter
+
+    ours = chinese_search()({}).split(text)
+    assert loads == []  # no jieba for ASCII text
+    assert reachable(ours) >= reachable(zh.SearchChinese({}).split(text))
+    assert set(ours) == set(re.findall(r"[a-zA-Z0-9_]+", text)) | set(re.findall(r"[a-zA-Z0-9]+|_+", text))
+
+
+def test_ascii_text_notes_its_latin_terms() -> None:
+    # the stemmer leaves a Latin term of three letters or more alone when stemming would make it shorter than three
+    search = chinese_search()({})
+    search.split("ies ok_go")
+    assert search.latin_terms == {"ies", "ok_go"}
+    assert search.stem("ies") == "ies"

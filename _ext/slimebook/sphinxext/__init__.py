@@ -15,12 +15,14 @@ from . import (
     course,
     coverage,
     diagnostics,
+    formatters,
     guide,
     heap,
     houserules,
     latex,
     numbers,
     pages,
+    parents,
     reader,
     reading,
     redirectpages,
@@ -40,6 +42,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     diagnostics.setup(app)  # one path for warnings; documents that warned are read again
     context.setup(app)  # the store opened for the build, at builder-inited
     heap.setup(app)  # the long-lived heap frozen before forks and at exit, thawed when the build ends
+    formatters.setup(app)  # one Pygments formatter per option set, not one per highlighted code cell
+    parents.setup(app)  # a toctree parent is rewritten only when a re-read child's title, toc or labels changed
     pages.setup(app)  # generated pages: written in one batch (parallel with -j N), one navigation per directory
     source.setup(app)
     snapshot.setup(app)

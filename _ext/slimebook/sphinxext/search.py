@@ -11,15 +11,28 @@ ships the English stemmer, so the search page threw and found nothing (sphinx-do
 not yet released). The JavaScript class name is built from ``language_name``, so it is ``English`` while the
 shipped stemmer is English and the name is not.
 
+Text without a character outside ASCII (code, names, paths: most of the usage tables) is split without jieba. For
+such a text jieba yields its runs of letters and digits and its runs of underscores, plus tokens no query can reach
+(``()``, ``._``, ``0.5``): the search page splits a query at every character that is not a letter, digit or
+underscore (``splitQuery`` in Sphinx's ``searchtools.js``). Checked on all 5,186 ASCII texts of the book, those runs
+were every reachable term jieba gave. :meth:`ChineseSearch.split` returns them and Sphinx's Latin terms (runs of
+letters, digits and underscores), and it is faster: the lesson on ``await``, with a usage table of 323 rows, is
+indexed in 0.10 s instead of 0.14 s. A build whose texts are all ASCII does not load jieba.
+
 The class is registered at ``builder-inited`` for HTML builders whose search language is Chinese, so other builds do
 not import jieba at all.
 """
 
 from __future__ import annotations
 
+import re
+
 from sphinx.application import Sphinx
 
 __all__ = ["chinese_search", "setup"]
+
+#: the parts of a Latin term a query can name alone (``install_cli`` → ``install``, ``_``, ``cli``), as jieba splits it
+_ALNUM = re.compile(r"[a-zA-Z0-9]+|_+")
 
 
 def chinese_search() -> type:
@@ -32,13 +45,21 @@ def chinese_search() -> type:
         SearchChinese.js_stemmer_rawcode == "english-stemmer.js" and SearchChinese.language_name != "English") else {}
 
     class ChineseSearch(SearchChinese):
-        """``SearchChinese`` whose user dictionary (and so jieba's own) is loaded by the first :meth:`split`."""
+        """``SearchChinese`` whose user dictionary (and so jieba's own) is loaded by the first :meth:`split` that
+        needs jieba, and which splits ASCII text without it."""
 
         def __init__(self, options: dict[str, str]) -> None:
             self._user_words: str | None = options.get("dict", JIEBA_DEFAULT_DICT)
             super().__init__({**options, "dict": ""})  # no dictionary here: it is loaded by the first split
 
         def split(self, input: str) -> list[str]:  # noqa: A002 - Sphinx's parameter name
+            """The words of ``input`` to index: for ASCII text its runs of letters and digits, its runs of underscores
+            and its Latin terms (see the module docstring); for any other text ``SearchChinese.split`` (jieba's words
+            and the Latin terms). Latin terms are noted in ``latin_terms``, as Sphinx does."""
+            if input.isascii():
+                latin = self.latin1_letters.findall(input)
+                self.latin_terms.update(latin)
+                return _ALNUM.findall(input) + latin
             if self._user_words is not None:
                 words, self._user_words = self._user_words, None
                 if words and Path(words).is_file():
