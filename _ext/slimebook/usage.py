@@ -19,7 +19,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
 
 from .scan.categories import API_PREFIXES, BUILTINS, CATEGORIES
 from .scan.records import KINDS, Occurrence, ScanResult
@@ -315,9 +315,11 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
     rank = {docname: n for n, docname in enumerate(order)}
     lessons_in_order = sorted(teaches, key=lambda d: (rank.get(d, len(rank)), d))
 
+    # one regular expression per lesson: the union of its patterns, each as fnmatchcase reads it
+    declared = {d: re.compile("|".join(f"(?:{translate(p)})" for p in teaches[d]) or "(?!)") for d in teaches}
     rows = []
     for key in category:
-        lessons = tuple(d for d in lessons_in_order if any(fnmatchcase(key, p) for p in teaches[d]))
+        lessons = tuple(d for d in lessons_in_order if declared[d].match(key))
         waiver = None if lessons else next((w for w in waivers if w.matches(key)), None)
         rows.append(CoverageRow(key, category[key], code[key], doc[key], lessons, waiver))
     cat_rank = {c: n for n, c in enumerate(CATEGORIES)}
@@ -334,7 +336,8 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
             result.stale.append((waiver, "every name it matches is taught by a lesson: " + ", ".join(hits)))
     for docname in lessons_in_order:
         for pattern in teaches[docname]:
-            if not any(fnmatchcase(key, pattern) for key in category):
+            match = re.compile(translate(pattern)).match
+            if not any(match(key) for key in category):
                 result.absent.append((docname, pattern))
     return result
 
