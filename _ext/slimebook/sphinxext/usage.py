@@ -20,10 +20,11 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from ..scan import ScanResult
 from ..scan.categories import CATEGORIES
 from ..usage import COLUMNS, Query, QueryError, key_of, name_anchor, parse_list, select
-from . import scancache, usagetables
+from . import fragments, scancache, usagetables
 from .config import declare as declare_config
 from .context import builds_pages, get_store
 from .diagnostics import SlimebookWarning, warn
+from .fragments import keep
 from .scancache import get_figures, get_scan, note_scan_use, scan_key
 from .usagetables import (
     COVERAGE_PAGE,
@@ -161,7 +162,8 @@ def _resolve_index(app: Sphinx, node: usage_index, r: Render, docname: str) -> l
         return [para]
     summary = _count_sentence(records, query.names, query)
     columns = node["columns"] or (COLUMNS if r.details else PRINT_COLUMNS)
-    return [summary, *usage_nodes(records, columns, r)]
+    drawn = usage_nodes(records, columns, r)
+    return [summary, keep(drawn)] if r.details else [summary, *drawn]  # HTML kept between builds (.fragments)
 
 
 def _describe(query: Query) -> str:
@@ -251,6 +253,7 @@ def setup(app: Sphinx) -> None:
     """Register the directive, the role, their nodes and hooks."""
     declare_config(app, "usage")  # slimebook_usage_collapse
     usagetables.setup(app)
+    fragments.setup(app)  # the HTML of usage tables kept between builds
     app.add_directive("usage-index", UsageIndex)
     app.add_role("usage", UsageRole())
     scancache.setup(app)
