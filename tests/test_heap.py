@@ -4,6 +4,7 @@ readers and writers, given back when the build ends, frozen again at interpreter
 from __future__ import annotations
 
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -136,3 +137,52 @@ def test_the_first_build_of_a_process_does_not_collect(monkeypatch: pytest.Monke
         assert collections == [1]
     finally:
         gc.unfreeze()
+
+
+PAUSE_CONF = textwrap.dedent("""\
+    import gc
+    extensions = ["slimebook.sphinxext.heap"]
+    html_theme = THEME
+    SEEN = []
+
+
+    def setup(app):
+        app.connect("config-inited", lambda app, config: SEEN.append(["config", gc.isenabled()]), priority=1000)
+        app.connect("builder-inited", lambda app: SEEN.append(["builder", gc.isenabled(), gc.get_freeze_count() > 0]),
+                    priority=1)
+""")
+
+PAUSE_SCRIPT = textwrap.dedent("""
+    import gc, json, sys
+    from io import StringIO
+    from pathlib import Path
+    from sphinx.application import Sphinx
+
+    def build(src, theme):
+        src.mkdir()
+        (src / "conf.py").write_text(sys.argv[2].replace("THEME", repr(theme)))
+        (src / "index.rst").write_text("Title\\n=====\\n")
+        try:
+            app = Sphinx(src, src, src / "_build", src / "_doctrees", "html", status=StringIO(), warning=StringIO())
+        except Exception as exc:
+            return [type(exc).__name__, gc.isenabled()]
+        app.build()
+        return [app.config._raw_config["SEEN"], gc.isenabled(), gc.get_freeze_count()]
+
+    base = Path(sys.argv[1])
+    print(json.dumps([build(base / "broken", "no-such-theme"), build(base / "first", "alabaster"),
+                      build(base / "second", "alabaster")]))
+""")
+
+
+def test_the_collector_pauses_while_the_first_build_loads_its_environment(tmp_path: Path) -> None:
+    # the first build of a process: paused from config-inited to builder-inited, then frozen; a build that failed
+    # in between (an unknown theme) left it paused, and the next application started it again; the second build
+    # of the process does not pause (an earlier build's garbage would be frozen with its environment)
+    done = subprocess.run([sys.executable, "-c", PAUSE_SCRIPT, str(tmp_path), PAUSE_CONF], cwd=ROOT,
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "_ext")})
+    broken, first, second = json.loads(done.stdout)
+    assert broken == ["ThemeError", False]
+    assert first == [[["config", False], ["builder", True, True]], True, 0]
+    assert second == [[["config", True], ["builder", True, False]], True, 0]
