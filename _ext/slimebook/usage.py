@@ -336,8 +336,7 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
             result.stale.append((waiver, "every name it matches is taught by a lesson: " + ", ".join(hits)))
     for docname in lessons_in_order:
         for pattern in teaches[docname]:
-            match = re.compile(translate(pattern)).match
-            if not any(match(key) for key in category):
+            if not any(fnmatchcase(key, pattern) for key in category):
                 result.absent.append((docname, pattern))
     return result
 
