@@ -157,25 +157,28 @@ def test_the_same_subtree_in_another_place_is_drawn_for_that_place(tmp_path: Pat
     assert (app.outdir / "page.html").read_text() == _fresh(src, tmp_path)
 
 
-def test_a_subtree_that_warns_is_never_kept_so_its_warning_comes_back(tmp_path: Path) -> None:
-    src = _book(tmp_path, PAGE.replace("```{kept}", "```{kept}\n:language: no-such-lexer"))
+def _two_builds_unkept(src: Path) -> list[tuple[SphinxTestApp, str]]:
+    """Build ``src`` twice (page.md touched before each); both draw the subtree and keep nothing."""
+    builds = []
     for _ in range(2):
         (src / "page.md").touch()
         before = dict(fragments.COUNTS)
-        _, warnings = _build(src)
-        assert "no-such-lexer" in warnings
+        builds.append(_build(src))
         assert _counts(before) == {"hit": 0, "kept": 0, "unkept": 1}
+    return builds
+
+
+def test_a_subtree_that_warns_is_never_kept_so_its_warning_comes_back(tmp_path: Path) -> None:
+    src = _book(tmp_path, PAGE.replace("```{kept}", "```{kept}\n:language: no-such-lexer"))
+    for _, warnings in _two_builds_unkept(src):
+        assert "no-such-lexer" in warnings
     assert not fragments.fragment_path(src / "_build" / "doctrees", "page", 0).exists()
 
 
 def test_a_subtree_with_a_node_outside_the_keepable_classes_is_drawn_every_time(tmp_path: Path) -> None:
     src = _book(tmp_path, PAGE.replace("```{kept}", "```{kept}\n:math:"))
-    for _ in range(2):
-        (src / "page.md").touch()
-        before = dict(fragments.COUNTS)
-        app, _ = _build(src)
-        assert _counts(before) == {"hit": 0, "kept": 0, "unkept": 1}
-    assert "x^2" in (app.outdir / "page.html").read_text()
+    for app, _ in _two_builds_unkept(src):
+        assert "x^2" in (app.outdir / "page.html").read_text()
 
 
 def test_a_kept_file_that_does_not_match_is_not_used(tmp_path: Path) -> None:
