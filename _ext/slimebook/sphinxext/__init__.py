@@ -22,9 +22,11 @@ from . import (
     latex,
     numbers,
     pages,
+    parallelwrite,
     parents,
     reader,
     reading,
+    readplan,
     redirectpages,
     search,
     snapshot,
@@ -44,6 +46,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     heap.setup(app)  # the long-lived heap frozen before forks and at exit, thawed when the build ends
     formatters.setup(app)  # one Pygments formatter per option set, not one per highlighted code cell
     parents.setup(app)  # a toctree parent is rewritten only when a re-read child's title, toc or labels changed
+    readplan.setup(app)  # -j N: the documents ordered so that Sphinx's reading chunks hold equal work
+    parallelwrite.setup(app)  # -j N: N writers, fed while the main process resolves and indexes
     pages.setup(app)  # generated pages: written in one batch (parallel with -j N), one navigation per directory
     source.setup(app)
     snapshot.setup(app)

@@ -1,0 +1,125 @@
+"""Parallel writing (``slimebook.sphinxext.parallelwrite``): with ``-j N`` the pages and the search index are the
+same as a serial build's, the writers collect the words the index is fed, and a writer's warning or failure reaches
+the main process."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from sphinx.errors import SphinxParallelError
+
+from conftest import copy_root
+from slimebook.sphinxext import parallelwrite
+
+DOCS = [f"d{i}" for i in range(1, 10)]
+
+
+@pytest.fixture
+def build(tmp_path: Path, sphinx_build):
+    """``build(buildername="html", parallel=0) -> app``: the ``parallelwrite`` root built afresh."""
+
+    count = iter(range(100))
+
+    def _build(buildername: str = "html", parallel: int = 0):
+        src = copy_root("parallelwrite", tmp_path / f"{buildername}-{parallel}-{next(count)}")
+        return sphinx_build(src, buildername, parallel=parallel)
+
+    return _build
+
+
+def _warnings(app) -> list[str]:
+    """The build's warnings, without Sphinx's notes that a second app in this process registers its nodes again."""
+    return [line for line in app._warning.getvalue().splitlines() if "is already registered" not in line]
+
+
+def _files(outdir: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(outdir)): p.read_bytes() for p in sorted(outdir.rglob("*"))
+            if p.is_file() and p.name != ".buildinfo"}
+
+
+def _index(outdir: Path) -> dict:
+    text = (outdir / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(re.fullmatch(r"Search\.setIndex\((.*)\)", text.strip(), re.DOTALL).group(1))
+
+
+@pytest.fixture
+def fed(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """For each page fed to the index by the pipelined writer: whether a writer had collected its words."""
+    seen: list[bool] = []
+    real = parallelwrite._feed
+
+    def spy(indexer, feed_page, doctree, collected):
+        seen.append(collected is not None)
+        return real(indexer, feed_page, doctree, collected)
+
+    monkeypatch.setattr(parallelwrite, "_feed", spy)
+    return seen
+
+
+@pytest.mark.parametrize("buildername", ["html", "dirhtml"])
+def test_parallel_output_equals_serial(build, fed: list[bool], buildername: str) -> None:
+    serial = build(buildername, parallel=0)
+    assert fed == []  # -j 1 is Sphinx's own serial writing
+    two = build(buildername, parallel=2)
+    assert isinstance(two.builder, parallelwrite.PipelinedWriteMixin)
+    # the first page is indexed here; every other one with the words its writer collected
+    assert fed == [False] + [True] * len(DOCS)
+    three = build(buildername, parallel=3)
+    for app in (serial, two, three):
+        assert _warnings(app) == []
+    expected = _files(serial.outdir)
+    assert "searchindex.js" in expected and any(name.startswith("_images/") for name in expected)
+    for app in (two, three):
+        got = _files(app.outdir)
+        assert sorted(got) == sorted(expected)
+        assert [name for name in expected if got[name] != expected[name]] == []
+
+
+def test_the_index_holds_what_the_pages_say(build) -> None:
+    index = _index(build("html", parallel=2).outdir)
+    docs = index["docnames"]
+    terms = index["terms"]
+    # Chinese words; Latin terms kept whole where stemming would cut them below three letters ("ops" → "op"), each
+    # first seen in a page a writer collected (so the main process must note the writer's Latin terms)
+    for word in ("事件", "循环", "gather_1", "ops", "ids", "ads", "abs", "eds"):
+        assert word in terms, word
+    hits = terms["循环"] if isinstance(terms["循环"], list) else [terms["循环"]]
+    assert "d4" not in {docs[i] for i in hits}  # nosearch: the page is fed an empty document
+    assert any("事件循环" in str(entry) for entry in index["indexentries"])
+
+
+def test_a_writers_warning_and_failure_reach_the_main_process(build, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinx.util import logging
+
+    real = parallelwrite.PipelinedHTMLBuilder.write_doc
+
+    def warn(self, docname, doctree):
+        if docname == "d7":
+            logging.getLogger(__name__).warning("seen while writing", location=docname)
+        return real(self, docname, doctree)
+
+    monkeypatch.setattr(parallelwrite.PipelinedHTMLBuilder, "write_doc", warn)
+    app = build("html", parallel=2)
+    assert [line for line in _warnings(app) if "seen while writing" in line], _warnings(app)
+    assert any(re.search(r"d7(\.md)?.*seen while writing", line) for line in _warnings(app)), _warnings(app)
+
+    def fail(self, docname, doctree):
+        if docname == "d8":
+            raise RuntimeError("the writer broke")
+        return real(self, docname, doctree)
+
+    monkeypatch.setattr(parallelwrite.PipelinedHTMLBuilder, "write_doc", fail)
+    with pytest.raises(SphinxParallelError, match="the writer broke"):
+        build("html", parallel=2)
+
+
+def test_chunks_follow_cost_and_keep_the_order() -> None:
+    from slimebook.sphinxext.pages import chunks_by_cost
+
+    docs = [parallelwrite._Doc(f"d{i}", cost) for i, cost in enumerate([5, 1, 1, 1, 1, 1, 5, 1])]
+    chunks = chunks_by_cost(docs, 4)
+    assert [doc.docname for chunk in chunks for doc in chunk] == [doc.docname for doc in docs]
+    assert all(sum(doc.cost for doc in chunk) <= 5 for chunk in chunks)
