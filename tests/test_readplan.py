@@ -22,6 +22,10 @@ def test_makespan_follows_parallel_tasks_order() -> None:
     assert readplan.makespan([1.0, 2.0, 1.0, 3.0], 2, startup=0.0) == 4.0  # 3 at 1 (ends 4), 2 at 2 (ends 3); FIFO: 5
     assert readplan.makespan([1.0, 1.0], 2, startup=0.5) == 1.5
     assert readplan.makespan([], 2) == 0.0
+    # the main process busy for 2 s after the first end (jieba's dictionary): chunk 2 starts at 1 + 2
+    assert readplan.makespan([4.0, 1.0, 1.0], 2, startup=0.0, first_merge=2.0) == 4.0
+    assert readplan.makespan([1.0, 1.0, 1.0], 2, startup=0.0, first_merge=2.0) == 4.0
+    assert readplan.makespan([1.0, 1.0], 2, startup=0.0, first_merge=2.0) == 1.0  # nothing waits for it
 
 
 def test_the_plan_balances_what_sorted_chunks_leave_to_one_reader() -> None:

@@ -74,3 +74,39 @@ def test_ascii_text_notes_its_latin_terms() -> None:
     search.split("ies ok_go")
     assert search.latin_terms == {"ies", "ok_go"}
     assert search.stem("ies") == "ies"
+
+
+def _app(language: str = "zh_CN", fmt: str = "html", search: bool = True, search_language: str | None = None):
+    from types import SimpleNamespace
+
+    config = SimpleNamespace(html_search_language=search_language, language=language)
+    return SimpleNamespace(config=config, builder=SimpleNamespace(format=fmt, search=search))
+
+
+@pytest.mark.parametrize(("app", "loads"), [
+    (_app(), True),
+    (_app(search_language="zh"), True),
+    (_app(language="en"), False),
+    (_app(search_language="en"), False),
+    (_app(fmt="latex"), False),
+    (_app(search=False), False),  # epub: no search index
+])
+def test_the_dictionary_is_loaded_while_reading_only_for_a_chinese_index(monkeypatch: pytest.MonkeyPatch, app,
+                                                                          loads: bool) -> None:
+    import jieba
+
+    from slimebook.sphinxext import search
+
+    calls: list[int] = []
+
+    def initialize(*_args) -> None:
+        calls.append(1)
+        jieba.dt.initialized = True
+
+    monkeypatch.setattr(jieba.dt, "initialized", False)
+    monkeypatch.setattr(jieba, "initialize", initialize)
+    assert search.loads_while_reading(app) is loads
+    search.load_while_reading(app, None, [], None)
+    search.load_while_reading(app, None, [], None)  # a second reader's merge: jieba's own flag says loaded
+    assert len(calls) == (1 if loads else 0)
+    assert search.loads_while_reading(app) is False

@@ -11,8 +11,10 @@ The plan (:func:`plan_chunks`) is pure: each document's cost is estimated from i
 (:func:`estimate_seconds`), the schedule of ``ParallelTasks`` is simulated (the first ``N`` chunks start at once;
 each later one, the last added first, when a reader ends; each reader also pays a fixed start-up cost), and
 documents are placed, most costly first, where they lengthen the simulated build the least, then swapped between
-chunks while a swap shortens it. Only the order changes: the same documents are read, each by one reader, and
-Sphinx merges what each reader found, in whatever order the readers end, as it always does.
+chunks while a swap shortens it. The main process's own work after the first reader ends (jieba's dictionary,
+loaded there by ``slimebook.sphinxext.search``, about :data:`~slimebook.sphinxext.search.LOAD_SECONDS`) delays the
+readers that start later, and the plan counts it. Only the order changes: the same documents are read, each by one
+reader, and Sphinx merges what each reader found, in whatever order the readers end, as it always does.
 
 The order is changed only when Sphinx reads in parallel (``-j N`` and every extension parallel-read safe); a serial
 read keeps the sorted order.
@@ -27,6 +29,8 @@ from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.util.parallel import make_chunks, parallel_available
+
+from . import search
 
 __all__ = ["estimate_seconds", "makespan", "plan_chunks", "setup"]
 
@@ -44,24 +48,32 @@ def estimate_seconds(size: int) -> float:
     return SECONDS_PER_DOCUMENT + SECONDS_PER_BYTE * max(size, 0)
 
 
-def makespan(chunk_costs: Sequence[float], workers: int, startup: float = SECONDS_PER_READER) -> float:
+def makespan(chunk_costs: Sequence[float], workers: int, startup: float = SECONDS_PER_READER,
+             first_merge: float = 0.0) -> float:
     """Seconds until the last of ``chunk_costs`` (seconds each) ends when run as ``ParallelTasks(workers)`` runs
     them, every chunk paying ``startup`` too: chunks ``0 … workers-1`` start at 0; each later one starts when a
-    worker is free, the last added first (``ParallelTasks`` pops its waiting tasks from the end of a dict)."""
+    worker is free, the last added first (``ParallelTasks`` pops its waiting tasks from the end of a dict), and not
+    before the main process has spent ``first_merge`` seconds after the first chunk ended (``env-merge-info``
+    handlers run before Sphinx starts the next reader)."""
     if not chunk_costs:
         return 0.0
     free = [0.0] * max(workers, 1)
-    order = list(range(min(workers, len(chunk_costs))))
-    order += list(range(len(chunk_costs) - 1, len(order) - 1, -1))
-    for index in order:
-        start = heapq.heappop(free)
-        heapq.heappush(free, start + startup + chunk_costs[index])
+    first = len(chunk_costs)
+    order = list(range(min(workers, first)))
+    order += list(range(first - 1, len(order) - 1, -1))
+    ready = 0.0
+    for position, index in enumerate(order):
+        start = heapq.heappop(free)  # the earliest a worker is free: at ``position == workers``, the first end
+        if position == workers:
+            ready = start + first_merge
+        heapq.heappush(free, max(start, ready) + startup + chunk_costs[index])
     return max(free)
 
 
-def plan_chunks(costs: dict[str, float], sizes: Sequence[int], workers: int) -> list[list[str]]:
+def plan_chunks(costs: dict[str, float], sizes: Sequence[int], workers: int,
+                first_merge: float = 0.0) -> list[list[str]]:
     """Documents (``costs``: docname → estimated seconds) placed into chunks of the given ``sizes`` (numbers of
-    documents, summing to ``len(costs)``) so that :func:`makespan` with ``workers`` is short.
+    documents, summing to ``len(costs)``) so that :func:`makespan` with ``workers`` and ``first_merge`` is short.
 
     Greedy, most costly document first, into the chunk with room where the makespan grows least (ties: the chunk
     that is cheapest so far, then the first); then single swaps between two chunks while one shortens the makespan
@@ -79,15 +91,15 @@ def plan_chunks(costs: dict[str, float], sizes: Sequence[int], workers: int) -> 
                 continue
             trial = totals.copy()
             trial[index] += costs[name]
-            key = (makespan(trial, workers), totals[index], index)
+            key = (makespan(trial, workers, first_merge=first_merge), totals[index], index)
             if best is None or key < best:
                 best = key
         assert best is not None
         chunks[best[2]].append(name)
         totals[best[2]] += costs[name]
     for _round in range(len(costs)):
-        current = makespan(totals, workers)
-        swap = _best_swap(chunks, totals, costs, workers, current)
+        current = makespan(totals, workers, first_merge=first_merge)
+        swap = _best_swap(chunks, totals, costs, workers, current, first_merge)
         if swap is None:
             break
         a, i, b, j = swap
@@ -99,7 +111,7 @@ def plan_chunks(costs: dict[str, float], sizes: Sequence[int], workers: int) -> 
 
 
 def _best_swap(chunks: list[list[str]], totals: list[float], costs: dict[str, float], workers: int,
-               current: float) -> tuple[int, int, int, int] | None:
+               current: float, first_merge: float) -> tuple[int, int, int, int] | None:
     best: tuple[float, tuple[int, int, int, int]] | None = None
     for a in range(len(chunks)):
         for b in range(a + 1, len(chunks)):
@@ -111,7 +123,7 @@ def _best_swap(chunks: list[list[str]], totals: list[float], costs: dict[str, fl
                     trial = totals.copy()
                     trial[a] += delta
                     trial[b] -= delta
-                    span = makespan(trial, workers)
+                    span = makespan(trial, workers, first_merge=first_merge)
                     if span < current - 1e-6 and (best is None or span < best[0]):
                         best = (span, (a, i, b, j))
     return best[1] if best else None
@@ -141,7 +153,8 @@ def order_for_readers(app: Sphinx, env: Any, docnames: list[str]) -> None:
     if len(sizes) < 2:
         return
     costs = {name: estimate_seconds(_size(env, name)) for name in docnames}
-    docnames[:] = [name for chunk in plan_chunks(costs, sizes, app.parallel) for name in chunk]
+    first_merge = search.LOAD_SECONDS if search.loads_while_reading(app) else 0.0
+    docnames[:] = [name for chunk in plan_chunks(costs, sizes, app.parallel, first_merge) for name in chunk]
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
