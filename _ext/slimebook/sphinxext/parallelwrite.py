@@ -9,12 +9,13 @@ loaded by the first document before any writer starts.
 
 :class:`PipelinedWriteMixin` writes the same pages in the same way, in another order of work:
 
-1. the first document (sorted by name) is resolved, its images noted and its page written here, as Sphinx does, so
-   that templates are compiled before any fork; a copy of its doctree is kept for the index (the translator may
-   change the doctree it writes);
+1. the first document (sorted by name) is resolved, its images noted, fed to the search index and its page written
+   here, as Sphinx does, so that templates are compiled (and jieba's dictionary loaded) before any fork;
 2. the others are resolved one by one, their images noted, and handed in chunks of about equal cost (the size of
-   their pickled doctrees) to ``N`` forked writers (``ParallelTasks``), the first as soon as it is resolved;
-3. while the writers write, the search index is fed every document, in the order of their names, as Sphinx feeds it.
+   their pickled doctrees) to ``N`` forked writers (``ParallelTasks``), the first as soon as it is resolved; a writer
+   collects each page's words for the search index (before the translator may change the doctree), then writes it;
+3. the search index is fed every document, in the order of their names, as Sphinx feeds it, with the words its
+   writer collected.
 
 What ``write_doc_serialized`` does for HTML (the image paths, then the index) is done in two halves here, both in the
 main process and each in the order of the names; the writers write each document from the doctree as it was after
@@ -91,12 +92,12 @@ def _collect(indexer: Any, doctree: nodes.document) -> _Collected:
     """The words of ``doctree`` as ``indexer.feed`` would collect them (in a writer, on its copy of the doctree)."""
     lang = indexer.lang
     noted = getattr(lang, "latin_terms", None)
-    if noted is not None:
-        lang.latin_terms = set()
+    if noted is None:
+        return _Collected(indexer._word_collector(doctree), None)
+    lang.latin_terms = set()  # so that what this doctree adds can be told apart
     words = indexer._word_collector(doctree)
-    terms = getattr(lang, "latin_terms", None) if noted is not None else None
-    if noted is not None:
-        lang.latin_terms = noted | terms
+    terms = lang.latin_terms
+    lang.latin_terms = noted | terms
     return _Collected(words, terms)
 
 

@@ -58,9 +58,9 @@ def makespan(chunk_costs: Sequence[float], workers: int, startup: float = SECOND
     if not chunk_costs:
         return 0.0
     free = [0.0] * max(workers, 1)
-    first = len(chunk_costs)
-    order = list(range(min(workers, first)))
-    order += list(range(first - 1, len(order) - 1, -1))
+    count = len(chunk_costs)
+    order = list(range(min(workers, count)))
+    order += list(range(count - 1, len(order) - 1, -1))
     ready = 0.0
     for position, index in enumerate(order):
         start = heapq.heappop(free)  # the earliest a worker is free: at ``position == workers``, the first end
