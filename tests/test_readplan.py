@@ -85,3 +85,54 @@ def test_a_parallel_read_uses_the_plan_and_a_serial_read_does_not(tmp_path: Path
     assert "d9" in first or len(sizes) == 1
     for name in ("d1.html", "d9.html", "index.html", "searchindex.js"):
         assert (serial.outdir / name).read_bytes() == (two.outdir / name).read_bytes(), name
+
+
+def test_a_big_book_is_planned_within_the_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = 0
+    real = readplan.makespan
+
+    def counted(*args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(readplan, "makespan", counted)
+    costs = {f"d{i:04d}": (i * 7919 % 1000) / 1000 for i in range(1000)}
+    docs = sorted(costs)
+    for workers in (2, 4):
+        sizes = [len(chunk) for chunk in make_chunks(docs, workers)]
+        calls = 0
+        plan = readplan.plan_chunks(costs, sizes, workers)
+        assert [len(chunk) for chunk in plan] == sizes
+        assert sorted(name for chunk in plan for name in chunk) == docs
+        assert calls <= readplan.PLACE_BUDGET + readplan.SWAP_BUDGET + len(docs)
+    # beyond the placement budget: Sphinx's own cut, with no trial at all
+    many = {f"d{i:05d}": 1.0 for i in range(3000)}
+    chunks = make_chunks(sorted(many), 8)
+    calls = 0
+    assert readplan.plan_chunks(many, [len(chunk) for chunk in chunks], 8) == chunks
+    assert calls == 0
+
+
+def test_a_document_listed_twice_is_read_as_listed(tmp_path: Path, sphinx_build,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import sphinx.builders
+
+    chunked: list[list[str]] = []
+    real = sphinx.builders.make_chunks
+    monkeypatch.setattr(sphinx.builders, "make_chunks",
+                        lambda docnames, nproc, *args: chunked.append(list(docnames)) or real(docnames, nproc, *args))
+    src = copy_root("parallelwrite", tmp_path)
+    (src / "twice_ext.py").write_text(
+        "def _twice(app, env, docnames):\n"
+        "    docnames.append(sorted(docnames)[0])\n\n\n"
+        "def setup(app):\n"
+        "    app.connect('env-before-read-docs', _twice, priority=500)\n"
+        "    return {'parallel_read_safe': True, 'parallel_write_safe': True}\n", encoding="utf-8")
+    conf = src / "conf.py"
+    conf.write_text(conf.read_text(encoding="utf-8").replace('"search_ext"]', '"search_ext", "twice_ext"]'),
+                    encoding="utf-8")
+    sphinx_build(src, "html", parallel=2)
+    listed = chunked[0]
+    assert len(listed) == len(set(listed)) + 1
+    assert listed[:-1] == sorted(set(listed)) and listed[-1] == listed[0]  # Sphinx's order, as the handler left it

@@ -32,7 +32,10 @@ def test_every_subtype_warns_again_in_a_second_build(tmp_path: Path, fetched_cac
     assert (Path(first.doctreedir) / WARNED_FILE).is_file()
     second = sphinx_build(src, parallel=parallel)
     one, two = _warnings(first._warning.getvalue()), _warnings(second._warning.getvalue())
-    assert {subtype for _, _, subtype in one} == {member.value for member in SlimebookWarning}
+    expected = {member.value for member in SlimebookWarning}
+    if not parallel:  # a label two documents define: Sphinx's own warning in a serial read (not typed)
+        expected.discard(SlimebookWarning.DUPLICATE.value)
+    assert {subtype for _, _, subtype in one} == expected
     assert two == one
     # the second build was incremental: it read only the documents that warned, not the whole book again
     status = _COLOUR.sub("", second._status.getvalue())

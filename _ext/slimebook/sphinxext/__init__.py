@@ -15,6 +15,7 @@ from . import (
     course,
     coverage,
     diagnostics,
+    duplicatetargets,
     formatters,
     guide,
     heap,
@@ -47,6 +48,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     formatters.setup(app)  # one Pygments formatter per option set, not one per highlighted code cell
     parents.setup(app)  # a toctree parent is rewritten only when a re-read child's title, toc or labels changed
     readplan.setup(app)  # -j N: the documents ordered so that Sphinx's reading chunks hold equal work
+    duplicatetargets.setup(app)  # -j N: a label or term defined by two readers warns as it does in a serial read
     parallelwrite.setup(app)  # -j N: N writers, fed while the main process resolves and indexes
     pages.setup(app)  # generated pages: written in one batch (parallel with -j N), one navigation per directory
     source.setup(app)

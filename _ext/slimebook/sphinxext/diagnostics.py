@@ -60,6 +60,7 @@ class SlimebookWarning(enum.Enum):
     BUILDINFO = "buildinfo"  #: ``{buildinfo}``: an unknown key
     CANDIDATES = "candidates"  #: the candidate notes file: invalid entries, unsettled instance candidates
     HOUSE = "house"  #: house rules (:mod:`.houserules`): a context box missing, a Slime name in prose not cited
+    DUPLICATE = "duplicate"  #: a label, term or object defined in two documents read by different parallel readers
 
 
 def _reading(env: BuildEnvironment) -> str:
