@@ -50,6 +50,18 @@ def test_chunks_follow_costs_and_keep_order() -> None:
     assert chunks_by_cost([], 4) == []
 
 
+def test_chunks_start_most_costly_first_in_the_order_given() -> None:
+    chunks = [[_job("a", 1)], [_job("b", 5), _job("c", 1)], [_job("d", 2)], [_job("e", 6)], [_job("f", 2)]]
+    assert [[job.pagename for job in chunk] for chunk in pages.by_cost_first(chunks)] == [
+        ["b", "c"], ["e"], ["d"], ["f"], ["a"]]
+    finished: list[str] = []
+    tasks = pages.OrderedTasks(1)
+    for name in "abcd":  # one process: Sphinx's ParallelTasks would run a, then d, c, b (the last added first)
+        tasks.add_task(lambda name: name, name, lambda _arg, result: finished.append(result))
+    tasks.join()
+    assert finished == ["a", "b", "c", "d"]
+
+
 def test_generated_pages_share_one_navigation_equal_to_sphinx_own(build, monkeypatch: pytest.MonkeyPatch) -> None:
     resolved: list[str] = []
     real = pages.global_toctree_for_doc
@@ -58,9 +70,18 @@ def test_generated_pages_share_one_navigation_equal_to_sphinx_own(build, monkeyp
         resolved.append(docname)
         return real(env, docname, builder, **kwargs)
 
+    drawn: list[dict[str, str]] = []
+    draw = pages._Navigation._draw
     monkeypatch.setattr(pages, "global_toctree_for_doc", counting)
+    monkeypatch.setattr(pages._Navigation, "_draw",
+                        lambda self, tree, links: drawn.append(links) or draw(self, tree, links))
     shared = build("source", "shared")
     assert len(resolved) == 1  # once per build (Furo asks with one set of arguments), not once per page
+    directories = {Path(name).parent for name in _generated(shared.outdir)}
+    # drawn once per set of links: the directories at one depth below _snapshot or _slimebook share one drawing,
+    # and the pages at the top (the index, the search page) another
+    depths = {len(directory.parts) for directory in directories} | {0}
+    assert len(drawn) == len(depths) < len(directories) + 1
     monkeypatch.setattr(pages._Navigation, "applies", lambda self, pagename: False)  # Sphinx's own, page by page
     own = build("source", "own")
     assert len(resolved) == 1
@@ -75,13 +96,13 @@ def test_parallel_build_writes_pages_in_workers_and_reports_failures_here(build,
     started: list[int] = []
     frozen: list[int] = []  # objects kept out of the collector when a worker forks (slimebook.sphinxext.heap)
 
-    class Counting(pages.ParallelTasks):
+    class Counting(pages.OrderedTasks):
         def add_task(self, task_func, arg=None, result_func=None) -> None:
             started.append(len(arg))
             frozen.append(gc.get_freeze_count())
             super().add_task(task_func, arg, result_func)
 
-    monkeypatch.setattr(pages, "ParallelTasks", Counting)
+    monkeypatch.setattr(pages, "OrderedTasks", Counting)
     app = build("source", "parallel", parallel=2)
     assert started  # the snapshot pages were rendered by forked workers
     assert len(frozen) == len(started) and min(frozen) > 0

@@ -50,7 +50,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     readplan.setup(app)  # -j N: the documents ordered so that Sphinx's reading chunks hold equal work
     duplicatetargets.setup(app)  # -j N: a label or term defined by two readers warns as it does in a serial read
     parallelwrite.setup(app)  # -j N: N writers, fed while the main process resolves and indexes
-    pages.setup(app)  # generated pages: written in one batch (parallel with -j N), one navigation per directory
+    pages.setup(app)  # generated pages: written in one batch (parallel with -j N), one navigation per set of links
     source.setup(app)
     snapshot.setup(app)
     backlinks.setup(app)  # snapshot pages link back to the sections citing them

@@ -15,7 +15,8 @@ the body is rendered with ``builder.render_partial``, with every link relative t
 
 Either way the page is not a document, so its navigation (the whole toctree, which Furo turns into its sidebar)
 does not depend on the page but on the directory its links are relative to: :func:`_share_navigation` resolves
-it once per build and draws it once per directory, instead of both once per page.
+it once per build and draws it once per set of links (the directories at one depth share one), instead of both
+once per page.
 """
 
 from __future__ import annotations
@@ -42,14 +43,18 @@ from .heap import freeze
 from .usagetables import Render, scroll
 
 __all__ = [
-    "GeneratedPage", "PageBatch", "PageJob", "chunks_by_cost", "field", "interleave", "join_para", "make_para",
-    "make_ref", "make_section", "setup", "simple_table", "table_frame", "write_pages",
+    "CHUNKS_PER_WORKER", "GeneratedPage", "OrderedTasks", "PageBatch", "PageJob", "by_cost_first", "chunks_by_cost",
+    "field", "interleave", "join_para", "make_para", "make_ref", "make_section", "setup", "simple_table",
+    "table_frame", "write_pages",
 ]
 
 logger = logging.getLogger(__name__)
 
 #: The event a batch generator answers: ``slimebook-generated-pages(app) -> PageBatch | None``.
 EVENT = "slimebook-generated-pages"
+
+#: chunks of generated pages per worker: more chunks end closer together, each costs a fork and a navigation
+CHUNKS_PER_WORKER = 6
 
 
 # -- small node builders (every generated page is built from these) ------------------------------------------
@@ -310,14 +315,42 @@ def chunks_by_cost(jobs: Sequence[PageJob], count: int) -> list[list[PageJob]]:
     return chunks
 
 
+class _FirstInFirstOut(dict):
+    """A dict whose ``popitem`` takes the first item put in, not the last."""
+
+    def popitem(self) -> tuple[Any, Any]:
+        key = next(iter(self))
+        return key, self.pop(key)
+
+
+class OrderedTasks(ParallelTasks):
+    """``ParallelTasks`` whose waiting tasks start in the order they were added.
+
+    Sphinx's (9.0) starts the first ``N`` at once and then, each time a process ends, the task added *last*
+    (``dict.popitem`` on its waiting tasks), so a caller cannot say which work starts early. Here they start first
+    in, first out; everything else (forking, logs, results, errors) is Sphinx's."""
+
+    def __init__(self, nproc: int) -> None:
+        super().__init__(nproc)
+        self._precvs_waiting = _FirstInFirstOut()
+
+
+def by_cost_first(chunks: Sequence[Sequence[PageJob]]) -> list[Sequence[PageJob]]:
+    """``chunks`` most costly first (equal costs: in their order), for :class:`OrderedTasks`: the longest
+    processing time first rule (Graham, 1969), so that what ends the build last is a small chunk, not the one
+    large page that happened to be added last."""
+    return sorted(chunks, key=lambda chunk: -sum(job.cost for job in chunk))
+
+
 def write_pages(app: Sphinx, jobs: Sequence[PageJob], summary: str = "writing generated pages... ") -> None:
     """Write ``jobs`` through the builder, reported by Sphinx's ``status_iterator``.
 
     When the builder writes documents in parallel (``-j N`` and every extension parallel-write safe), the first
     job is written here (as Sphinx writes its first document before forking: templates and navigation ready),
-    the others in about ``4 N`` chunks of equal cost (:func:`chunks_by_cost`) by ``N`` forked processes
-    (``ParallelTasks``; the main process only waits), the heap frozen before they fork (:func:`.heap.freeze`: a
-    worker then copies no page of it); else one by one in this process. Each job's ``failed``
+    the others in about :data:`CHUNKS_PER_WORKER` ``× N`` chunks of equal cost (:func:`chunks_by_cost`) by ``N``
+    forked processes, the most costly chunk first (:func:`by_cost_first`, :class:`OrderedTasks`; the main process
+    only waits), the heap frozen before they fork (:func:`.heap.freeze`: a worker then copies no page of it); else
+    one by one in this process. Each job's ``failed``
     runs here, in the main process, in either case.
     """
     builder = app.builder
@@ -332,10 +365,10 @@ def write_pages(app: Sphinx, jobs: Sequence[PageJob], summary: str = "writing ge
         # the first page here, as Sphinx writes its first document: templates compiled and the navigation
         # resolved once, before the workers fork
         report(jobs[:1], _write_chunk(app, jobs[:1]))
-        chunks = chunks_by_cost(jobs[1:], 4 * app.parallel)
+        chunks = by_cost_first(chunks_by_cost(jobs[1:], CHUNKS_PER_WORKER * app.parallel))
         progress = status_iterator(chunks, summary, "darkgreen", len(chunks), verbosity, stringify_func=_display)
         freeze()  # what the first page loaded too
-        tasks = ParallelTasks(app.parallel)
+        tasks = OrderedTasks(app.parallel)
 
         def on_done(chunk: Sequence[PageJob], failures: list[tuple[int, Exception]]) -> None:
             report(chunk, failures)
@@ -383,14 +416,17 @@ class _Targets:
 
 class _Navigation:
     """The global toctree of pages that are not documents, resolved once per build and set of arguments, drawn
-    once per directory.
+    once per set of links: directories whose links to the tree's targets are the same (``../../chapters/…`` from
+    every directory two levels below a top directory no document lives in) share one drawing.
 
     Why this is exact: Sphinx resolves the global toctree for a page (``global_toctree_for_doc``) from the
     page's name in three places only: its ancestors in the toctrees and the ``current`` classes (none for a
     page no toctree names), and each link, made relative to the page (``builder.get_relative_uri``, which keeps
     only the page's directory). So the tree is resolved once with the links' targets kept (:class:`_Targets`),
-    and each directory gets a copy whose links are made relative to it by the builder, rendered as
-    ``Builder._get_local_toctree`` renders it (same argument defaults, ``render_partial``).
+    each directory's links to those targets are made by the builder, and each distinct set of links gets a copy
+    of the tree with them, rendered as ``Builder._get_local_toctree`` renders it (same argument defaults,
+    ``render_partial``). Two directories with the same links get the same HTML, so Furo's sidebar (cached by
+    that HTML) is computed once for both too.
     """
 
     def __init__(self, app: Sphinx) -> None:
@@ -400,7 +436,9 @@ class _Navigation:
         self.entries = {ref for toc in env.tocs.values() for node in toc.findall(addnodes.toctree)
                         for _title, ref in node["entries"]}
         self._trees: dict[Any, nodes.Element | None] = {}
-        self._html: dict[Any, str] = {}
+        self._targets: dict[Any, tuple[str, ...]] = {}  # the targets the tree links to, in order
+        self._drawn: dict[Any, str] = {}  # (their links from a directory, arguments) -> HTML
+        self._html: dict[Any, str] = {}  # (directory, arguments) -> HTML
 
     def applies(self, pagename: str) -> bool:
         """True for a page that is neither a document nor named by a toctree."""
@@ -417,24 +455,34 @@ class _Navigation:
         if (directory, key) in self._html:
             return self._html[directory, key]
         if key not in self._trees:
-            self._trees[key] = global_toctree_for_doc(self.app.env, pagename, _Targets(builder),  # type: ignore[arg-type]
-                                                      tags=builder.tags, collapse=collapse, **kwargs)
-        tree = self._trees[key]
+            tree = global_toctree_for_doc(self.app.env, pagename, _Targets(builder),  # type: ignore[arg-type]
+                                          tags=builder.tags, collapse=collapse, **kwargs)
+            self._trees[key] = tree
+            self._targets[key] = () if tree is None else tuple(dict.fromkeys(
+                ref["refuri"][1:].partition("\0")[0] for ref in tree.findall(nodes.reference)
+                if ref["refuri"].startswith("\0")))
+        links = tuple(builder.get_relative_uri(pagename, target) for target in self._targets[key])
+        if (links, key) not in self._drawn:
+            self._drawn[links, key] = self._draw(self._trees[key], dict(zip(self._targets[key], links, strict=True)))
+        self._html[directory, key] = self._drawn[links, key]
+        return self._html[directory, key]
+
+    def _draw(self, tree: nodes.Element | None, links: dict[str, str]) -> str:
+        """``tree`` rendered with each kept target replaced by its link in ``links`` (target → relative URI)."""
         if tree is not None:
             tree = tree.deepcopy()
             for ref in tree.findall(nodes.reference):
                 if ref["refuri"].startswith("\0"):
                     target, _, anchor = ref["refuri"][1:].partition("\0")
-                    ref["refuri"] = builder.get_relative_uri(pagename, target) + anchor
-        self._html[directory, key] = builder.render_partial(tree)["fragment"]
-        return self._html[directory, key]
+                    ref["refuri"] = links[target] + anchor
+        return self.app.builder.render_partial(tree)["fragment"]
 
 
 def _share_navigation(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                       doctree: Any) -> None:
     """``html-page-context`` (before Furo's): a page that is not a document gets a ``toctree`` that resolves
-    the navigation once per build and draws it once per directory (:class:`_Navigation`). Furo builds its
-    sidebar from that HTML and caches its own work by the HTML's text, so it too works once per directory."""
+    the navigation once per build and draws it once per set of links (:class:`_Navigation`). Furo builds its
+    sidebar from that HTML and caches its own work by the HTML's text, so it too works once per drawing."""
     if "toctree" not in context or pagename in app.env.all_docs:
         return
     navigation = app.builder.__dict__.get(_NAV)
