@@ -22,10 +22,12 @@ def test_makespan_follows_parallel_tasks_order() -> None:
     assert readplan.makespan([1.0, 2.0, 1.0, 3.0], 2, startup=0.0) == 4.0  # 3 at 1 (ends 4), 2 at 2 (ends 3); FIFO: 5
     assert readplan.makespan([1.0, 1.0], 2, startup=0.5) == 1.5
     assert readplan.makespan([], 2) == 0.0
-    # the main process busy for 2 s after the first end (jieba's dictionary): chunk 2 starts at 1 + 2
-    assert readplan.makespan([4.0, 1.0, 1.0], 2, startup=0.0, first_merge=2.0) == 4.0
-    assert readplan.makespan([1.0, 1.0, 1.0], 2, startup=0.0, first_merge=2.0) == 4.0
-    assert readplan.makespan([1.0, 1.0], 2, startup=0.0, first_merge=2.0) == 1.0  # nothing waits for it
+    # the main process busy for 2 s (jieba's dictionary) from the end after which no chunk waits: the second of
+    # three, the first of two; no reader waits for it, the read ends when both are done
+    assert readplan.makespan([4.0, 1.0, 1.0], 2, startup=0.0, main_work=2.0) == 4.0  # ends 1, 2, 4: 2 + 2
+    assert readplan.makespan([1.0, 1.0, 1.0], 2, startup=0.0, main_work=2.0) == 3.0  # ends 1, 1, 2: 1 + 2
+    assert readplan.makespan([1.0, 3.0, 1.0], 2, startup=0.0, main_work=0.5) == 3.0  # ends 1, 2, 3: 2 + 0.5
+    assert readplan.makespan([1.0, 1.0], 2, startup=0.0, main_work=2.0) == 3.0
 
 
 def test_the_plan_balances_what_sorted_chunks_leave_to_one_reader() -> None:
@@ -136,3 +138,11 @@ def test_a_document_listed_twice_is_read_as_listed(tmp_path: Path, sphinx_build,
     listed = chunked[0]
     assert len(listed) == len(set(listed)) + 1
     assert listed[:-1] == sorted(set(listed)) and listed[-1] == listed[0]  # Sphinx's order, as the handler left it
+
+
+def test_the_estimate_counts_what_is_slow_to_read() -> None:
+    prose = "一段没有引用的文字。" * 400  # 12 kB of plain prose
+    cited = "见 {slime}`slime/agent/base.py`。" * 100  # 3.5 kB citing Slime a hundred times
+    assert readplan.estimate_seconds("") == readplan.SECONDS_PER_DOCUMENT
+    assert readplan.estimate_seconds(cited) > readplan.estimate_seconds(prose) > readplan.estimate_seconds("")
+    assert readplan.estimate_seconds("```{repo-map}\n```\n") >= readplan.SECONDS_PER_MARK["{repo-map}"]

@@ -110,3 +110,27 @@ def test_the_dictionary_is_loaded_while_reading_only_for_a_chinese_index(monkeyp
     search.load_while_reading(app, None, [], None)  # a second reader's merge: jieba's own flag says loaded
     assert len(calls) == (1 if loads else 0)
     assert search.loads_while_reading(app) is False
+
+
+@pytest.mark.parametrize(("chunks", "workers", "merge"), [(3, 2, 2), (2, 2, 1), (1, 2, 1), (8, 4, 5), (0, 2, 1)])
+def test_the_merge_that_leaves_a_core_free(chunks: int, workers: int, merge: int) -> None:
+    from slimebook.sphinxext import search
+
+    assert search.merge_with_a_free_core(chunks, workers) == merge
+
+
+def test_the_dictionary_waits_for_the_merge_that_leaves_a_core_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    import jieba
+
+    from slimebook.sphinxext import search
+
+    calls: list[int] = []
+    monkeypatch.setattr(jieba.dt, "initialized", False)
+    monkeypatch.setattr(jieba, "initialize", lambda *_args: calls.append(1))
+    app = _app()
+    app.parallel = 2
+    search._count_readers(app, None, [f"d{i:02d}" for i in range(37)])  # Sphinx's chunks: 13, 13, 11
+    search.load_while_reading(app, None, set(), None)  # the third chunk starts after this merge: not yet
+    assert calls == []
+    search.load_while_reading(app, None, set(), None)  # nothing waits now; one reader runs, a core is free
+    assert calls == [1]

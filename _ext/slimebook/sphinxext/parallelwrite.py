@@ -9,17 +9,22 @@ loaded by the first document before any writer starts.
 
 :class:`PipelinedWriteMixin` writes the same pages in the same way, in another order of work:
 
-1. the first document (sorted by name) is resolved, its images noted, fed to the search index and its page written
-   here, as Sphinx does, so that templates are compiled (and jieba's dictionary loaded) before any fork;
-2. the others are resolved one by one, their images noted, and handed in chunks of about equal cost (the size of
-   their pickled doctrees) to ``N`` forked writers (``ParallelTasks``), the first as soon as it is resolved; a writer
-   collects each page's words for the search index (before the translator may change the doctree), then writes it;
+1. the cheapest document (the smallest pickled doctree) is resolved, its images noted, its words collected for the
+   search index and its page written here, as Sphinx writes its first document, so that templates are compiled (and
+   jieba's dictionary loaded, if the read did not load it) before any fork;
+2. the others are resolved one by one in the order of their names, their images noted, and handed in chunks of about
+   equal cost (the size of their pickled doctrees; the first chunk is one document, so the first writer forks at
+   once) to ``N`` forked writers, started in the order of the chunks (:class:`~.pages.OrderedTasks`), each as soon as
+   it is resolved; a writer collects each page's words for the search index (before the translator may change the
+   doctree), then writes it;
 3. the search index is fed every document, in the order of their names, as Sphinx feeds it, with the words its
    writer collected.
 
 What ``write_doc_serialized`` does for HTML (the image paths, then the index) is done in two halves here, both in the
-main process and each in the order of the names; the writers write each document from the doctree as it was after
-its images were noted, as before. So the output is the same as Sphinx's, and the same as ``-j 1``'s: the tests build
+main process: the images of the cheapest document first, then the others' in the order of the names (the order
+changes nothing: an image's output name was fixed when its document was read, ``env.images``), and the index in the
+order of the names; the writers write each document from the doctree as it was after its images were noted, as
+before. So the output is the same as Sphinx's, and the same as ``-j 1``'s: the tests build
 both and compare every page and the search index.
 """
 
@@ -38,9 +43,8 @@ from sphinx.locale import __
 from sphinx.util import logging
 from sphinx.util.display import status_iterator
 from sphinx.util.osutil import relative_uri
-from sphinx.util.parallel import ParallelTasks
 
-from .pages import chunks_by_cost
+from .pages import OrderedTasks, chunks_by_cost
 
 __all__ = ["PipelinedDirectoryHTMLBuilder", "PipelinedHTMLBuilder", "PipelinedWriteMixin", "setup"]
 
@@ -64,9 +68,11 @@ class _Doc:
         self.cost = cost
 
 
-class _Tasks(ParallelTasks):
-    """``ParallelTasks`` that the main process can ask, between two pieces of its own work, to collect finished
-    writers and start waiting ones (Sphinx's only does so in ``add_task`` and ``join``)."""
+class _Tasks(OrderedTasks):
+    """``ParallelTasks`` that start waiting writers in the order their chunks were resolved (so the index, fed in
+    the order of the names, gets its words as early as it can) and that the main process can ask, between two
+    pieces of its own work, to collect finished writers and start waiting ones (Sphinx's only does so in
+    ``add_task`` and ``join``)."""
 
     def poll(self) -> bool:
         """Collect the finished tasks (their logs and results) and start waiting ones while slots are free; returns
@@ -181,17 +187,22 @@ class PipelinedWriteMixin:
                 self.write_doc(docname, doctree)
             return words
 
-        # the first document here, as Sphinx does: indexed (jieba's dictionary loaded) and written (templates
-        # compiled) before the writers fork, so that they inherit both
-        first, rest = docnames[0], docnames[1:]
+        # one document here, as Sphinx writes its first: its words collected (jieba's dictionary loaded, if the
+        # read did not) and its page written (templates compiled) before the writers fork, so that they inherit
+        # both; the cheapest, so that the first writer starts early
+        costs = {name: self._cost(name) for name in docnames}
+        first = min(docnames, key=lambda name: (costs[name], name))
+        rest = [name for name in docnames if name != first]
         doctree = self._resolve(first)
         self.phase = BuildPhase.WRITING
-        self._index(first, doctree)
+        if indexer is not None:
+            collected[first] = _collect(indexer, doctree)
         self.write_doc(first, doctree)
 
         chunks = [[doc.docname for doc in chunk]
-                  for chunk in chunks_by_cost([_Doc(name, self._cost(name)) for name in rest],
-                                              CHUNKS_PER_WRITER * nproc)]
+                  for chunk in chunks_by_cost([_Doc(name, costs[name]) for name in rest], CHUNKS_PER_WRITER * nproc)]
+        if chunks and len(chunks[0]) > 1:  # the first writer forks after one document is resolved, not a chunk
+            chunks[:1] = [chunks[0][:1], chunks[0][1:]]
         progress = status_iterator(chunks, __("writing output... "), "darkgreen", len(chunks),
                                    self.config.verbosity)
 
@@ -201,7 +212,7 @@ class PipelinedWriteMixin:
 
         tasks = _Tasks(nproc)
         try:
-            resolved: list[tuple[str, nodes.document]] = []
+            resolved: list[tuple[str, nodes.document]] = [(first, doctree)]
             for chunk in chunks:
                 arg = []
                 for docname in chunk:
@@ -212,7 +223,7 @@ class PipelinedWriteMixin:
             # the index is fed in the order of the names, as Sphinx feeds it; each page with the words its writer
             # collected, waiting for them while a writer still has them
             self.phase = BuildPhase.WRITING
-            for docname, doctree in resolved:
+            for docname, doctree in sorted(resolved, key=lambda pair: pair[0]):
                 while docname not in collected and tasks.poll():
                     time.sleep(0.01)
                 self._index(docname, doctree, collected.pop(docname, None))

@@ -7,14 +7,15 @@ chunk, ``N`` at a time. The chunks hold equal numbers of documents, not equal wo
 0.6 s. ``env-before-read-docs`` lets an extension reorder the list in place; this module orders it so that the same
 chunk sizes hold about equal work per core.
 
-The plan (:func:`plan_chunks`) is pure: each document's cost is estimated from its source's size
-(:func:`estimate_seconds`), the schedule of ``ParallelTasks`` is simulated (the first ``N`` chunks start at once;
-each later one, the last added first, when a reader ends; each reader also pays a fixed start-up cost), and
-documents are placed, most costly first, where they lengthen the simulated build the least, then swapped between
-chunks while a swap shortens it. The main process's own work after the first reader ends (jieba's dictionary,
-loaded there by ``slimebook.sphinxext.search``, about :data:`~slimebook.sphinxext.search.LOAD_SECONDS`) delays the
-readers that start later, and the plan counts it. Only the order changes: the same documents are read, each by one
-reader, and Sphinx merges what each reader found, in whatever order the readers end, as it always does.
+The plan (:func:`plan_chunks`) is pure: each document's cost is estimated from its source (:func:`estimate_seconds`:
+its size and the marks of what is slow to read), the schedule of ``ParallelTasks`` is simulated (the first ``N``
+chunks start at once; each later one, the last added first, when a reader ends; each reader also pays a fixed
+start-up cost), and documents are placed, most costly first, where they lengthen the simulated build the least, then
+swapped between chunks while a swap shortens it. The main process's own work once a reader's end leaves a core free
+(jieba's dictionary, loaded there by ``slimebook.sphinxext.search``, about
+:data:`~slimebook.sphinxext.search.LOAD_SECONDS`) is work on that core, and the plan counts it. Only the order
+changes: the same documents are read, each by one reader, and Sphinx merges what each reader found, in whatever order
+the readers end, as it always does.
 
 The order is changed only when Sphinx reads in parallel (``-j N`` and every extension parallel-read safe); a serial
 read keeps the sorted order.
@@ -23,8 +24,8 @@ read keeps the sorted order.
 from __future__ import annotations
 
 import heapq
-import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
@@ -34,10 +35,13 @@ from . import search
 
 __all__ = ["estimate_seconds", "makespan", "plan_chunks", "setup"]
 
-#: estimated seconds of reading per byte of source and per document (this book's readers on a 2 GHz core: a lesson
-#: of 17 kB takes about 0.06 s, the longest guide chapter of 45 kB 0.2–0.35 s)
-SECONDS_PER_BYTE = 3.5e-6
-SECONDS_PER_DOCUMENT = 0.01
+#: estimated seconds of reading per document and per byte of its source, beside what :data:`SECONDS_PER_MARK`
+#: counts (least squares over this book's 38 documents read with ``-j 2``: the size alone explained little)
+SECONDS_PER_DOCUMENT = 0.035
+SECONDS_PER_BYTE = 1e-6
+#: estimated seconds per occurrence of each mark in a source: what makes a page of this book slow to read (a
+#: ``{slime}`` role resolves a name at the pin, about 1.8 ms; ``repo-map`` counts the lines of every file, 0.17 s)
+SECONDS_PER_MARK = {"{slime}`": 0.0018, "{slime-source}": 0.004, "{usage-index}": 0.01, "{repo-map}": 0.17}
 #: what a reader pays once, whatever it reads (Pygments' filename patterns, the store's git process, the scan, the
 #: environment pickled back to the main process): about 0.3 s measured per chunk
 SECONDS_PER_READER = 0.3
@@ -47,37 +51,39 @@ SWAP_BUDGET = 40_000
 PLACE_BUDGET = 20_000
 
 
-def estimate_seconds(size: int) -> float:
-    """Estimated seconds to read a document whose source has ``size`` bytes (see :data:`SECONDS_PER_BYTE`)."""
-    return SECONDS_PER_DOCUMENT + SECONDS_PER_BYTE * max(size, 0)
+def estimate_seconds(text: str) -> float:
+    """Estimated seconds to read a document whose source is ``text``: :data:`SECONDS_PER_DOCUMENT`, plus
+    :data:`SECONDS_PER_BYTE` per byte of its UTF-8 form, plus :data:`SECONDS_PER_MARK` per mark it holds."""
+    marks = sum(text.count(mark) * seconds for mark, seconds in SECONDS_PER_MARK.items())
+    return SECONDS_PER_DOCUMENT + SECONDS_PER_BYTE * len(text.encode("utf-8", "surrogatepass")) + marks
 
 
 def makespan(chunk_costs: Sequence[float], workers: int, startup: float = SECONDS_PER_READER,
-             first_merge: float = 0.0) -> float:
+             main_work: float = 0.0) -> float:
     """Seconds until the last of ``chunk_costs`` (seconds each) ends when run as ``ParallelTasks(workers)`` runs
-    them, every chunk paying ``startup`` too: chunks ``0 … workers-1`` start at 0; each later one starts when a
-    worker is free, the last added first (``ParallelTasks`` pops its waiting tasks from the end of a dict), and not
-    before the main process has spent ``first_merge`` seconds after the first chunk ended (``env-merge-info``
-    handlers run before Sphinx starts the next reader)."""
+    them, every chunk paying ``startup`` too, and until the main process has done ``main_work`` seconds from the
+    end that leaves a core free (:func:`~slimebook.sphinxext.search.merge_with_a_free_core`; no reader waits for
+    it): chunks ``0 … workers-1`` start at 0; each later one starts when a worker is free, the last added first
+    (``ParallelTasks`` pops its waiting tasks from the end of a dict)."""
     if not chunk_costs:
         return 0.0
     free = [0.0] * max(workers, 1)
     count = len(chunk_costs)
     order = list(range(min(workers, count)))
     order += list(range(count - 1, len(order) - 1, -1))
-    ready = 0.0
-    for position, index in enumerate(order):
-        start = heapq.heappop(free)  # the earliest a worker is free: at ``position == workers``, the first end
-        if position == workers:
-            ready = start + first_merge
-        heapq.heappush(free, max(start, ready) + startup + chunk_costs[index])
-    return max(free)
+    ends = []
+    for index in order:
+        start = heapq.heappop(free)  # the earliest a worker is free
+        ends.append(start + startup + chunk_costs[index])
+        heapq.heappush(free, ends[-1])
+    ends.sort()
+    return max(ends[-1], ends[search.merge_with_a_free_core(count, workers) - 1] + main_work)
 
 
 def plan_chunks(costs: dict[str, float], sizes: Sequence[int], workers: int,
-                first_merge: float = 0.0) -> list[list[str]]:
+                main_work: float = 0.0) -> list[list[str]]:
     """Documents (``costs``: docname → estimated seconds) placed into chunks of the given ``sizes`` (numbers of
-    documents, summing to ``len(costs)``) so that :func:`makespan` with ``workers`` and ``first_merge`` is short.
+    documents, summing to ``len(costs)``) so that :func:`makespan` with ``workers`` and ``main_work`` is short.
 
     Greedy, most costly document first, into the chunk with room where the makespan grows least (ties: the chunk
     that is cheapest so far, then the first); then single swaps between two chunks while one shortens the makespan
@@ -104,7 +110,7 @@ def plan_chunks(costs: dict[str, float], sizes: Sequence[int], workers: int,
                 continue
             trial = totals.copy()
             trial[index] += costs[name]
-            key = (makespan(trial, workers, first_merge=first_merge), totals[index], index)
+            key = (makespan(trial, workers, main_work=main_work), totals[index], index)
             if best is None or key < best:
                 best = key
         assert best is not None
@@ -112,8 +118,8 @@ def plan_chunks(costs: dict[str, float], sizes: Sequence[int], workers: int,
         totals[best[2]] += costs[name]
     pairs = sum(len(chunks[a]) * len(chunks[b]) for a in range(len(chunks)) for b in range(a + 1, len(chunks)))
     for _round in range(min(len(costs), SWAP_BUDGET // max(pairs, 1))):
-        current = makespan(totals, workers, first_merge=first_merge)
-        swap = _best_swap(chunks, totals, costs, workers, current, first_merge)
+        current = makespan(totals, workers, main_work=main_work)
+        swap = _best_swap(chunks, totals, costs, workers, current, main_work)
         if swap is None:
             break
         a, i, b, j = swap
@@ -125,7 +131,7 @@ def plan_chunks(costs: dict[str, float], sizes: Sequence[int], workers: int,
 
 
 def _best_swap(chunks: list[list[str]], totals: list[float], costs: dict[str, float], workers: int,
-               current: float, first_merge: float) -> tuple[int, int, int, int] | None:
+               current: float, main_work: float) -> tuple[int, int, int, int] | None:
     best: tuple[float, tuple[int, int, int, int]] | None = None
     for a in range(len(chunks)):
         for b in range(a + 1, len(chunks)):
@@ -137,7 +143,7 @@ def _best_swap(chunks: list[list[str]], totals: list[float], costs: dict[str, fl
                     trial = totals.copy()
                     trial[a] += delta
                     trial[b] -= delta
-                    span = makespan(trial, workers, first_merge=first_merge)
+                    span = makespan(trial, workers, main_work=main_work)
                     if span < current - 1e-6 and (best is None or span < best[0]):
                         best = (span, (a, i, b, j))
     return best[1] if best else None
@@ -151,11 +157,11 @@ def _reads_in_parallel(app: Sphinx) -> bool:
     return all(getattr(ext, "parallel_read_safe", None) for ext in app.extensions.values())
 
 
-def _size(env: Any, docname: str) -> int:
+def _source(env: Any, docname: str) -> str:
     try:
-        return os.path.getsize(env.doc2path(docname))
+        return Path(env.doc2path(docname)).read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return 0
+        return ""
 
 
 def order_for_readers(app: Sphinx, env: Any, docnames: list[str]) -> None:
@@ -166,9 +172,9 @@ def order_for_readers(app: Sphinx, env: Any, docnames: list[str]) -> None:
     sizes = [len(chunk) for chunk in make_chunks(docnames, app.parallel)]
     if len(sizes) < 2:
         return
-    costs = {name: estimate_seconds(_size(env, name)) for name in docnames}
-    first_merge = search.LOAD_SECONDS if search.loads_while_reading(app) else 0.0
-    docnames[:] = [name for chunk in plan_chunks(costs, sizes, app.parallel, first_merge) for name in chunk]
+    costs = {name: estimate_seconds(_source(env, name)) for name in docnames}
+    main_work = search.LOAD_SECONDS if search.loads_while_reading(app) else 0.0
+    docnames[:] = [name for chunk in plan_chunks(costs, sizes, app.parallel, main_work) for name in chunk]
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

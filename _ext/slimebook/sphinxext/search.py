@@ -22,10 +22,12 @@ indexed in 0.10 s instead of 0.14 s. A build whose texts are all ASCII does not 
 The class is registered at ``builder-inited`` for HTML builders whose search language is Chinese, so other builds do
 not import jieba at all.
 
-With ``-j N`` the main process waits while readers read; after the first reader ends (``env-merge-info``, a core
-free) it loads jieba's dictionary there (:func:`load_while_reading`), and the writers it forks later inherit it. A
-serial build still loads it with the first text it segments. ``slimebook.sphinxext.readplan`` plans the readers'
-chunks with that load (:data:`LOAD_SECONDS`) in the main process.
+With ``-j N`` the main process waits while readers read; once a reader's end leaves a core free for the rest of the
+read (:func:`merge_with_a_free_core`: no chunk waits to start, fewer than ``N`` readers run) it loads jieba's
+dictionary there (:func:`load_while_reading`, at that ``env-merge-info``), and the writers it forks later inherit
+it. Loading at an earlier merge would hold back the start of the next reader, which Sphinx starts only after the
+merge. A serial build still loads it with the first text it segments. ``slimebook.sphinxext.readplan`` plans the
+readers' chunks with that load (:data:`LOAD_SECONDS`) in the main process.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ import re
 
 from sphinx.application import Sphinx
 
-__all__ = ["LOAD_SECONDS", "chinese_search", "load_while_reading", "loads_while_reading", "setup"]
+__all__ = [
+    "LOAD_SECONDS", "chinese_search", "load_while_reading", "loads_while_reading", "merge_with_a_free_core", "setup",
+]
 
 #: seconds jieba's dictionary takes to load from jieba's cache file (0.75–1.4 s measured on a 2 GHz core)
 LOAD_SECONDS = 1.0
@@ -99,9 +103,34 @@ def loads_while_reading(app: Sphinx) -> bool:
     return not jieba.dt.initialized
 
 
+def merge_with_a_free_core(chunks: int, workers: int) -> int:
+    """The merge (1 for the first reader to end) after which a parallel read of ``chunks`` chunks by ``workers``
+    readers (``ParallelTasks``) leaves a core free until it ends: at the ``k``-th end ``min(chunks, workers + k - 1)``
+    chunks have started, so from ``k = chunks - workers + 1`` on none waits; at least 1."""
+    return max(1, chunks - workers + 1)
+
+
+#: ``app.builder.__dict__`` key of ``[merge at which to load, merges so far]`` for the read under way
+_MERGES = "slimebook_search_merges"
+
+
+def _count_readers(app: Sphinx, _env: object, docnames: list[str]) -> None:
+    """``env-before-read-docs`` (last, when the list is final): which merge of this read leaves a core free."""
+    from sphinx.util.parallel import make_chunks
+
+    chunks = len(make_chunks(docnames, app.parallel)) if app.parallel > 1 and docnames else 0
+    app.builder.__dict__[_MERGES] = [merge_with_a_free_core(chunks, app.parallel), 0]
+
+
 def load_while_reading(app: Sphinx, *_args: object) -> None:
     """``env-merge-info`` (main process, a reader has ended): load jieba's dictionary once, when
-    :func:`loads_while_reading`; the user dictionary stays with the first text segmented, as before."""
+    :func:`loads_while_reading`, at the merge :func:`merge_with_a_free_core` names (at the first, when the read's
+    chunks were not counted); the user dictionary stays with the first text segmented, as before."""
+    merges = app.builder.__dict__.get(_MERGES)
+    if merges is not None:
+        merges[1] += 1
+        if merges[1] < merges[0]:
+            return
     if loads_while_reading(app):
         import jieba
 
@@ -112,4 +141,5 @@ def setup(app: Sphinx) -> None:
     """Register :class:`ChineseSearch` for ``zh`` when an HTML builder starts; load jieba's dictionary while a
     parallel read leaves a core free."""
     app.connect("builder-inited", _register)
+    app.connect("env-before-read-docs", _count_readers, priority=950)
     app.connect("env-merge-info", load_while_reading, priority=900)
