@@ -44,6 +44,7 @@ from sphinx.util import logging
 from sphinx.util.display import status_iterator
 from sphinx.util.osutil import relative_uri
 
+from .indexentries import KeptIndexEntriesMixin
 from .pages import OrderedTasks, chunks_by_cost
 
 __all__ = ["PipelinedDirectoryHTMLBuilder", "PipelinedHTMLBuilder", "PipelinedWriteMixin", "setup"]
@@ -234,12 +235,14 @@ class PipelinedWriteMixin:
         logger.info("")
 
 
-class PipelinedHTMLBuilder(PipelinedWriteMixin, StandaloneHTMLBuilder):
-    """Sphinx's ``html`` builder with :class:`PipelinedWriteMixin`'s parallel writing."""
+class PipelinedHTMLBuilder(PipelinedWriteMixin, KeptIndexEntriesMixin, StandaloneHTMLBuilder):
+    """Sphinx's ``html`` builder with :class:`PipelinedWriteMixin`'s parallel writing and the index entries an
+    incremental build keeps (:class:`~.indexentries.KeptIndexEntriesMixin`)."""
 
 
-class PipelinedDirectoryHTMLBuilder(PipelinedWriteMixin, DirectoryHTMLBuilder):
-    """Sphinx's ``dirhtml`` builder with :class:`PipelinedWriteMixin`'s parallel writing."""
+class PipelinedDirectoryHTMLBuilder(PipelinedWriteMixin, KeptIndexEntriesMixin, DirectoryHTMLBuilder):
+    """Sphinx's ``dirhtml`` builder with :class:`PipelinedWriteMixin`'s parallel writing and the index entries an
+    incremental build keeps (:class:`~.indexentries.KeptIndexEntriesMixin`)."""
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
