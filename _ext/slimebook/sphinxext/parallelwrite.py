@@ -96,15 +96,20 @@ class _Collected:
 
 
 def _collect(indexer: Any, doctree: nodes.document) -> _Collected:
-    """The words of ``doctree`` as ``indexer.feed`` would collect them (in a writer, on its copy of the doctree)."""
+    """The words of ``doctree`` as ``indexer.feed`` would collect them (in a writer on its copy of the doctree, or in
+    the main process for the document written there). The Latin terms the language's ``split`` notes meanwhile are
+    returned, not kept: they reach the language when the page is fed (:func:`_feed`), in the order of the names, as
+    Sphinx's ``stem`` expects (a term noted early keeps an earlier page's word from being stemmed)."""
     lang = indexer.lang
     noted = getattr(lang, "latin_terms", None)
     if noted is None:
         return _Collected(indexer._word_collector(doctree), None)
     lang.latin_terms = set()  # so that what this doctree adds can be told apart
-    words = indexer._word_collector(doctree)
-    terms = lang.latin_terms
-    lang.latin_terms = noted | terms
+    try:
+        words = indexer._word_collector(doctree)
+        terms = lang.latin_terms
+    finally:
+        lang.latin_terms = noted
     return _Collected(words, terms)
 
 
