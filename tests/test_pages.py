@@ -62,6 +62,25 @@ def test_chunks_start_most_costly_first_in_the_order_given() -> None:
     assert finished == ["a", "b", "c", "d"]
 
 
+def _fails(name: str) -> str:
+    if name == "a":
+        raise ValueError("task a failed")
+    return name
+
+
+def test_a_task_that_fails_before_the_next_is_added_raises() -> None:
+    import time
+
+    from sphinx.errors import SphinxParallelError
+
+    tasks = pages.OrderedTasks(2)
+    tasks.add_task(_fails, "a")
+    time.sleep(0.5)  # "a" has failed when "b" is added: Sphinx's add_task would stop the others and say nothing
+    with pytest.raises(SphinxParallelError, match="task a failed"):
+        tasks.add_task(_fails, "b")
+        tasks.join()
+
+
 def test_generated_pages_share_one_navigation_equal_to_sphinx_own(build, monkeypatch: pytest.MonkeyPatch) -> None:
     resolved: list[str] = []
     real = pages.global_toctree_for_doc

@@ -324,15 +324,32 @@ class _FirstInFirstOut(dict):
 
 
 class OrderedTasks(ParallelTasks):
-    """``ParallelTasks`` whose waiting tasks start in the order they were added.
+    """``ParallelTasks`` whose waiting tasks start in the order they were added, and whose failures always raise.
 
     Sphinx's (9.0) starts the first ``N`` at once and then, each time a process ends, the task added *last*
     (``dict.popitem`` on its waiting tasks), so a caller cannot say which work starts early. Here they start first
-    in, first out; everything else (forking, logs, results, errors) is Sphinx's."""
+    in, first out. And when Sphinx's ``add_task`` finds that a finished task failed, it stops the running ones and
+    returns as if nothing happened (the failed task's work is silently missing); here ``add_task`` raises that
+    ``SphinxParallelError``, as ``join`` does. Everything else (forking, logs, results) is Sphinx's."""
 
     def __init__(self, nproc: int) -> None:
         super().__init__(nproc)
         self._precvs_waiting = _FirstInFirstOut()
+        self._failure: Exception | None = None
+
+    def _join_one(self) -> bool:
+        try:
+            return super()._join_one()
+        except Exception as exc:
+            self._failure = exc
+            raise
+
+    def add_task(self, task_func: Callable[..., Any], arg: Any = None,
+                 result_func: Callable[[Any, Any], Any] | None = None) -> None:
+        """Sphinx's ``add_task``; raises the error of a task that failed meanwhile (``SphinxParallelError``)."""
+        super().add_task(task_func, arg, result_func)
+        if self._failure is not None:
+            raise self._failure
 
 
 def by_cost_first(chunks: Sequence[Sequence[PageJob]]) -> list[Sequence[PageJob]]:
