@@ -7,9 +7,10 @@ titles and words but not index entries. So every incremental build dropped the i
 did not write again: after ``make html`` on an unchanged book but one chapter, ``searchindex.js`` held the entries of
 that chapter only (measured: the PEP entries of the references page were gone).
 
-:class:`KeptIndexEntriesMixin` restores them for an HTML builder: after Sphinx's ``load_indexer`` it reads the
-same file's ``indexentries`` back (:func:`restore_index_entries`) for the documents it keeps, and before the index is
-dumped it orders the entries by document name, as a full build feeds them, so that the file equals a full build's.
+:class:`KeptIndexEntriesMixin` restores them for an HTML builder: Sphinx's ``load_indexer`` parses the last file as
+before, the ``indexentries`` of that parse are put back for the documents it keeps (:func:`restore_index_entries`),
+and before the index is dumped the entries are ordered by document name, as a full build feeds them, so that the
+file equals a full build's.
 What it restores is what the last file held: a file written before this module, which had already lost entries,
 keeps them lost until a full build (``make html`` in CI always is one).
 """
@@ -49,26 +50,37 @@ def restore_index_entries(entries: dict[str, list[tuple[str, str, str]]], frozen
         entries[docname] = sorted(found[docname])
 
 
+class _Remembering:
+    """An index format (``sphinx.search.js_index``) that keeps what its ``load`` returned in ``frozen``."""
+
+    def __init__(self, format: Any) -> None:  # noqa: A002 - Sphinx's name for it
+        self._format = format
+        self.frozen: Any = None
+
+    def load(self, stream: Any) -> Any:
+        self.frozen = self._format.load(stream)
+        return self.frozen
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._format, name)
+
+
 class KeptIndexEntriesMixin:
     """For an HTML builder (``StandaloneHTMLBuilder`` or a subclass): index entries of the documents an incremental
     build does not write again are kept in the search index (see the module docstring)."""
 
     def load_indexer(self: Any, docnames: Set[str]) -> None:
-        """Sphinx's ``load_indexer``, then the index entries of the kept documents read back from the same file."""
-        super().load_indexer(docnames)  # type: ignore[misc]
-        keep = set(self.env.all_docs).difference(docnames)
-        if not keep:
-            return
+        """Sphinx's ``load_indexer``, then the index entries of the kept documents put back from what it read (the
+        same parse: :class:`_Remembering` stands in for the builder's index format meanwhile)."""
+        remembering = _Remembering(self.indexer_format)
+        self.indexer_format = remembering
         try:
-            if self.indexer_dumps_unicode:
-                with open(self.outdir / self.searchindex_filename, encoding="utf-8") as stream:
-                    frozen = self.indexer_format.load(stream)
-            else:
-                with open(self.outdir / self.searchindex_filename, "rb") as stream:
-                    frozen = self.indexer_format.load(stream)
-        except (OSError, ValueError):
-            return  # Sphinx has warned that the index will be incomplete
-        restore_index_entries(self.indexer._index_entries, frozen, keep)
+            super().load_indexer(docnames)  # type: ignore[misc]
+        finally:
+            del self.indexer_format  # the builder class's format again
+        keep = set(self.env.all_docs).difference(docnames)
+        if keep and remembering.frozen is not None:  # else Sphinx warned that the index will be incomplete
+            restore_index_entries(self.indexer._index_entries, remembering.frozen, keep)
 
     def dump_search_index(self: Any) -> None:
         """Sphinx's ``dump_search_index``, with the index entries ordered by document name first (a full build
