@@ -37,7 +37,7 @@ from .envdata import doc_data, keep_per_doc
 __all__ = ["MESSAGE", "RULES", "Definition", "Rule", "serial_warnings", "setup"]
 
 _RECORDS = "slimebook_definitions"  # docname -> list[Definition] (per document, envdata)
-_BUILD = "slimebook_definitions_build"  # this build: initial holders and the readers' documents
+_BUILD = "slimebook_definitions_build"  # this build's _Read
 
 #: The warning: what is defined twice, the document of the other instance.
 MESSAGE = "duplicate %s, other instance in %s (a serial read of the whole book warns here)"
@@ -60,7 +60,8 @@ class Rule(NamedTuple):
     ``flag(name, entry, data)`` is the :class:`Definition` flag of an entry; ``step(holder, new)`` gives, for the
     definition ``new`` (a document and its flag) and the definition that holds the name so far (``None``: none),
     whether Sphinx warns and which definition holds the name afterwards; ``show(name)`` is the warning's phrase;
-    ``node_id(name, entry)`` the id of the entry's node in its doctree."""
+    ``node_id(name, entry)`` the id of the entry's node in its doctree; ``path``: whether Sphinx's warning names the
+    other document by its path (else by its name)."""
 
     domain: str
     key: str
@@ -68,6 +69,7 @@ class Rule(NamedTuple):
     step: Callable[[tuple[str, bool] | None, tuple[str, bool]], tuple[bool, tuple[str, bool] | None]]
     show: Callable[[Any], str]
     node_id: Callable[[Any, Any], str | None]
+    path: bool = False
 
 
 def _any_holder(holder: tuple[str, bool] | None, new: tuple[str, bool]) -> tuple[bool, tuple[str, bool] | None]:
@@ -102,7 +104,7 @@ def _equation_id(name: Any, entry: Any) -> str | None:
 RULES: dict[str, Rule] = {
     "std.labels": Rule("std", "anonlabels", lambda name, entry, data: name in data.get("labels", {})
                        and data["labels"][name][0] == entry[0], _titled_holder,
-                       lambda name: f"label {name}", lambda name, entry: entry[1]),
+                       lambda name: f"label {name}", lambda name, entry: entry[1], path=True),
     "std.objects": Rule("std", "objects", lambda name, entry, data: False, _any_holder,
                         lambda key: f"{key[0]} description of {key[1]}", lambda name, entry: entry[1]),
     "math.objects": Rule("math", "objects", lambda name, entry, data: False, _any_holder,
@@ -177,14 +179,24 @@ def _holders(env: BuildEnvironment, reading: set[str]) -> dict[tuple[str, Any], 
     return holders
 
 
+class _Read(NamedTuple):
+    """What this build's readers see: ``holders`` (what the environment holds of the documents not read again, as
+    :func:`serial_warnings` takes it), ``order`` (the documents to read, in reading order) and ``readers`` (the
+    documents of each parallel reader, as merged; empty for a serial read)."""
+
+    holders: dict[tuple[str, Any], tuple[str, bool]]
+    order: list[str]
+    readers: list[set[str]]
+
+
 def _start(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
     """``env-before-read-docs`` (last): note what the readers will see and the documents they read."""
-    env.__dict__[_BUILD] = {"holders": _holders(env, set(docnames)), "order": list(docnames), "readers": []}
+    env.__dict__[_BUILD] = _Read(_holders(env, set(docnames)), list(docnames), [])
 
 
 def _merged(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
     """``env-merge-info``: one more reader's documents."""
-    env.__dict__.setdefault(_BUILD, {"holders": {}, "order": [], "readers": []})["readers"].append(set(docnames))
+    env.__dict__.setdefault(_BUILD, _Read({}, [], [])).readers.append(set(docnames))
 
 
 def _definitions(records: dict[str, list[Definition]], docnames: Sequence[str]) -> list[tuple[str, Definition]]:
@@ -193,23 +205,23 @@ def _definitions(records: dict[str, list[Definition]], docnames: Sequence[str]) 
 
 def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:
     """``env-updated``: warn where a full serial read warns and no reader of this build did."""
-    build = env.__dict__.pop(_BUILD, None) or {"holders": {}, "order": [], "readers": []}
+    build: _Read = env.__dict__.pop(_BUILD, None) or _Read({}, [], [])
     records: dict[str, list[Definition]] = {doc: defs for doc, defs in doc_data(env, _RECORDS).items()
                                             if doc in env.all_docs}
     expected = serial_warnings(_definitions(records, sorted(records)))
     if not expected:
         return []
-    order = [doc for doc in build["order"] if doc in records]
-    readers = build["readers"] or ([set(order)] if order else [])
+    order = [doc for doc in build.order if doc in records]
+    readers = build.readers or ([set(order)] if order else [])
     given = set()
     for reader in readers:
         mine = [doc for doc in order if doc in reader]
         given |= {(doc, d.registry, d.name) for doc, d, _other in
-                  serial_warnings(_definitions(records, mine), build["holders"])}
+                  serial_warnings(_definitions(records, mine), build.holders)}
     for docname, definition, other in expected:
         if (docname, definition.registry, definition.name) in given:
             continue
-        shown = env.doc2path(other) if definition.registry in ("std.labels",) else other
+        shown = env.doc2path(other) if RULES[definition.registry].path else other
         warn(env, SlimebookWarning.DUPLICATE, MESSAGE, RULES[definition.registry].show(definition.name), shown,
              location=(docname, definition.line))
     return []

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -99,8 +100,7 @@ def plan_chunks(costs: dict[str, float], sizes: Sequence[int], workers: int,
         raise ValueError(f"chunk sizes {list(sizes)} hold {sum(sizes)} documents, not {len(costs)}")
     if len(costs) * len(sizes) > PLACE_BUDGET:
         ordered = sorted(costs)
-        ends = [sum(sizes[:index + 1]) for index in range(len(sizes))]
-        return [ordered[end - size:end] for end, size in zip(ends, sizes, strict=True)]
+        return [ordered[end - size:end] for end, size in zip(accumulate(sizes), sizes, strict=True)]
     chunks: list[list[str]] = [[] for _ in sizes]
     totals = [0.0] * len(sizes)
     for name in sorted(costs, key=lambda n: (-costs[n], n)):
