@@ -104,7 +104,7 @@ def test_the_dictionary_is_loaded_while_reading_only_for_a_chinese_index(monkeyp
         jieba.dt.initialized = True
 
     monkeypatch.setattr(jieba.dt, "initialized", False)
-    monkeypatch.setattr(jieba, "initialize", initialize)
+    monkeypatch.setattr(jieba.dt, "initialize", initialize)
     assert search.loads_while_reading(app) is loads
     search.load_while_reading(app, None, [], None)
     search.load_while_reading(app, None, [], None)  # a second reader's merge: jieba's own flag says loaded
@@ -126,7 +126,7 @@ def test_the_dictionary_waits_for_the_merge_that_leaves_a_core_free(monkeypatch:
 
     calls: list[int] = []
     monkeypatch.setattr(jieba.dt, "initialized", False)
-    monkeypatch.setattr(jieba, "initialize", lambda *_args: calls.append(1))
+    monkeypatch.setattr(jieba.dt, "initialize", lambda *_args: calls.append(1))
     app = _app()
     app.parallel = 2
     search._count_readers(app, None, [f"d{i:02d}" for i in range(37)])  # Sphinx's chunks: 13, 13, 11
@@ -134,3 +134,48 @@ def test_the_dictionary_waits_for_the_merge_that_leaves_a_core_free(monkeypatch:
     assert calls == []
     search.load_while_reading(app, None, set(), None)  # nothing waits now; one reader runs, a core is free
     assert calls == [1]
+
+
+def test_the_dictionary_read_whole_is_jiebas_own(tmp_path: Path) -> None:
+    # both with jieba's cache file made here (missing: jieba builds the dictionary and writes the file through the
+    # swapped module's dump) and read from it
+    import marshal
+
+    import jieba
+
+    from slimebook.sphinxext.search import load_dictionary
+
+    own = jieba.Tokenizer()
+    own.tmp_dir = str(tmp_path)
+    own.initialize()  # jieba alone: builds the dictionary, writes its cache file
+    assert (tmp_path / "jieba.cache").is_file()
+    fast = jieba.Tokenizer()
+    fast.tmp_dir = str(tmp_path)
+    load_dictionary(fast)  # from the cache file, read whole
+    assert fast.initialized and fast.total == own.total and fast.FREQ == own.FREQ
+    assert jieba.marshal is marshal
+    (tmp_path / "jieba.cache").unlink()
+    made = jieba.Tokenizer()
+    made.tmp_dir = str(tmp_path)
+    load_dictionary(made)  # no cache file: built, and the file written through the swapped module
+    assert made.FREQ == own.FREQ and (tmp_path / "jieba.cache").is_file()
+    assert jieba.marshal is marshal
+    load_dictionary(made)  # loaded: nothing to do
+
+
+def test_the_swapped_marshal_is_put_back_when_the_load_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    import marshal
+
+    import jieba
+
+    from slimebook.sphinxext.search import load_dictionary
+
+    tokenizer = jieba.Tokenizer()
+
+    def initialize(*_args) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(tokenizer, "initialize", initialize)
+    with pytest.raises(OSError, match="disk gone"):
+        load_dictionary(tokenizer)
+    assert jieba.marshal is marshal
