@@ -34,6 +34,7 @@ from . import (
     source,
     sourcecheck,
     stableconfig,
+    templatecache,
     usage,
     usageappendix,
     usagepages,
@@ -69,7 +70,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     reader.setup(app)  # static JS/CSS: diagram zoom, copy-link buttons, focus, dark highlighted lines
     candidates.setup(app)  # every instance candidate confirmed by a lesson or left with a reason
     buildinfo.setup(app)  # {buildinfo}: the pin and the build's Python
-    search.setup(app)  # the zh search: jieba loaded only when a page is indexed
+    search.setup(app)  # the zh search: jieba loaded only when a page is indexed, and read whole
+    templatecache.setup(app)  # the theme's templates compiled once, kept beside the doctrees
     app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
     redirectpages.setup(app)  # a removed page of the redirects file becomes a page that sends readers on
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
