@@ -131,3 +131,14 @@ def test_the_serial_replay() -> None:
     assert serial_warnings([("a", function), ("b", alias), ("c", function)]) == [("c", function, "a")]
     assert serial_warnings([("a", alias), ("b", function), ("c", alias)]) == []
     assert serial_warnings([("b", label)], {("std.labels", "x"): ("a", True)}) == [("b", label, "a")]
+
+
+@pytest.mark.parametrize("suppressed", ["ref.equation", "ref", "ref.*"])
+def test_suppressing_sphinxs_equation_warning_suppresses_this_one(tmp_path: Path, sphinx_build,
+                                                                  suppressed: str) -> None:
+    # under -j 2 the two readers each see one equation: the warning is this module's, and suppress_warnings names
+    # Sphinx's (type "ref", subtype "equation"); the other kinds have no type in Sphinx and still warn
+    src = copy_root("duplicates", tmp_path)
+    text = _warnings(sphinx_build(src, parallel=2, confoverrides={"suppress_warnings": [suppressed]}))
+    assert "equation" not in text, text
+    assert text.count("WARNING") == len(_TWICE) - 1, text

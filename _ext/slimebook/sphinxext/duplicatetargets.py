@@ -19,7 +19,9 @@ of the names (:func:`serial_warnings`, each domain's rule in :data:`RULES`), and
 saw (each reader: what the environment held of the documents not read again, then its own documents in order). Every
 warning the full serial read gives that no reader gave is emitted here, at the document's line, through
 :func:`.diagnostics.warn` (subtype ``duplicate``, so the document is read again next time and the warning repeats).
-The warnings the readers gave are Sphinx's own and are not repeated.
+The warnings the readers gave are Sphinx's own and are not repeated. A warning Sphinx gives with a type
+(``ref.equation`` for an equation label) is not emitted here either when ``suppress_warnings`` suppresses Sphinx's
+(:attr:`Rule.sphinx_type`): a book that silences Sphinx's warning expects this one silent too.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any, NamedTuple
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
+from sphinx.util.logging import is_suppressed_warning
 
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
@@ -61,7 +64,8 @@ class Rule(NamedTuple):
     definition ``new`` (a document and its flag) and the definition that holds the name so far (``None``: none),
     whether Sphinx warns and which definition holds the name afterwards; ``show(name)`` is the warning's phrase;
     ``node_id(name, entry)`` the id of the entry's node in its doctree; ``path``: whether Sphinx's warning names the
-    other document by its path (else by its name)."""
+    other document by its path (else by its name); ``sphinx_type``: the ``(type, subtype)`` Sphinx logs its own
+    warning with, which ``suppress_warnings`` can name (``None``: logged without a type, never suppressed)."""
 
     domain: str
     key: str
@@ -70,6 +74,7 @@ class Rule(NamedTuple):
     show: Callable[[Any], str]
     node_id: Callable[[Any, Any], str | None]
     path: bool = False
+    sphinx_type: tuple[str, str] | None = None
 
 
 def _any_holder(holder: tuple[str, bool] | None, new: tuple[str, bool]) -> tuple[bool, tuple[str, bool] | None]:
@@ -108,7 +113,7 @@ RULES: dict[str, Rule] = {
     "std.objects": Rule("std", "objects", lambda name, entry, data: False, _any_holder,
                         lambda key: f"{key[0]} description of {key[1]}", lambda name, entry: entry[1]),
     "math.objects": Rule("math", "objects", lambda name, entry, data: False, _any_holder,
-                         lambda name: f"label of equation {name}", _equation_id),
+                         lambda name: f"label of equation {name}", _equation_id, sphinx_type=("ref", "equation")),
     "py.objects": Rule("py", "objects", lambda name, entry, data: bool(getattr(entry, "aliased", False)),
                        _python_holder, lambda name: f"object description of {name}", lambda name, entry: entry[1]),
     "js.objects": Rule("js", "objects", lambda name, entry, data: False, _any_holder,
@@ -219,10 +224,12 @@ def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:
         given |= {(doc, d.registry, d.name) for doc, d, _other in
                   serial_warnings(_definitions(records, mine), build.holders)}
     for docname, definition, other in expected:
-        if (docname, definition.registry, definition.name) in given:
+        rule = RULES[definition.registry]
+        if (docname, definition.registry, definition.name) in given or (
+                rule.sphinx_type and is_suppressed_warning(*rule.sphinx_type, app.config.suppress_warnings)):
             continue
-        shown = env.doc2path(other) if RULES[definition.registry].path else other
-        warn(env, SlimebookWarning.DUPLICATE, MESSAGE, RULES[definition.registry].show(definition.name), shown,
+        shown = env.doc2path(other) if rule.path else other
+        warn(env, SlimebookWarning.DUPLICATE, MESSAGE, rule.show(definition.name), shown,
              location=(docname, definition.line))
     return []
 
