@@ -34,12 +34,12 @@ def _project(tmp_path: Path, mark: str = "first") -> Path:
 
 @pytest.fixture
 def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the templates Jinja compiles from a file (a miss of the bytecode cache, or no cache)."""
+    """The names of the templates Jinja compiles from a loader (a miss of the bytecode cache, or no cache)."""
     names: list[str] = []
     real = jinja2.Environment.compile
 
     def compile(self, source, name=None, filename=None, raw=False, defer_init=False):  # noqa: A001
-        if filename is not None:
+        if name is not None:
             names.append(name)
         return real(self, source, name, filename, raw, defer_init)
 
@@ -91,28 +91,98 @@ def test_the_directory_is_named_after_how_the_environment_compiles(tmp_path: Pat
         tmp_path / "slimebook-templates" / templatecache.environment_digest(plain))
 
 
-def _app(doctreedir: Path, environment: object) -> SimpleNamespace:
-    return SimpleNamespace(doctreedir=doctreedir, builder=SimpleNamespace(templates=SimpleNamespace(
-        environment=environment)))
+def _environment(kept: templatecache.KeptTemplates, **templates: str) -> SandboxedEnvironment:
+    return SandboxedEnvironment(loader=jinja2.DictLoader(templates), bytecode_cache=kept)
 
 
-def test_other_directories_are_removed_and_a_cache_set_by_others_is_kept(tmp_path: Path) -> None:
-    stale = tmp_path / "slimebook-templates" / "0123456789abcdef"
+def test_the_directory_is_named_at_the_first_load_and_others_are_removed(tmp_path: Path,
+                                                                         compiled: list[str]) -> None:
+    base = tmp_path / templatecache.CACHE_DIRNAME
+    stale = base / "0123456789abcdef"
     stale.mkdir(parents=True)
-    environment = SandboxedEnvironment()
-    templatecache._install(_app(tmp_path, environment))
+    kept = templatecache.KeptTemplates(base, "ctx")
+    environment = _environment(kept, page="{{ 1 + 1 }}")
+    assert stale.exists()  # nothing named before a template is loaded
+    assert environment.get_template("page").render() == "2"
     assert not stale.exists()
-    assert isinstance(environment.bytecode_cache, jinja2.FileSystemBytecodeCache)
-    assert environment.bytecode_cache.directory == str(templatecache.cache_directory(tmp_path, environment))
+    assert kept.directory == str(templatecache.cache_directory(tmp_path, environment, "ctx"))
+    again = _environment(templatecache.KeptTemplates(base, "ctx"), page="{{ 1 + 1 }}")
+    compiled.clear()
+    assert again.get_template("page").render() == "2" and compiled == []  # read from the file
+
+
+def test_a_damaged_file_is_compiled_again(tmp_path: Path, compiled: list[str]) -> None:
+    base = tmp_path / templatecache.CACHE_DIRNAME
+    _environment(templatecache.KeptTemplates(base), page="{{ 'a' ~ 'b' }}").get_template("page")
+    for path in base.glob("*/__jinja2_*.cache"):
+        path.write_bytes(path.read_bytes()[:24])  # inside the pickled checksum: Jinja's own load raises
+    compiled.clear()
+    environment = _environment(templatecache.KeptTemplates(base), page="{{ 'a' ~ 'b' }}")
+    assert environment.get_template("page").render() == "ab" and compiled == ["page"]
+
+
+def test_a_directory_that_cannot_be_written_leaves_the_templates_compiled(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    def read_only(self, bucket) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(jinja2.FileSystemBytecodeCache, "dump_bytecode", read_only)
+    kept = templatecache.KeptTemplates(tmp_path / templatecache.CACHE_DIRNAME)
+    environment = _environment(kept, one="1", two="2")
+    assert environment.get_template("one").render() == "1"
+    assert environment.get_template("two").render() == "2"
+    (tmp_path / "blocked").write_text("a file where the directory goes", encoding="utf-8")
+    blocked = _environment(templatecache.KeptTemplates(tmp_path / "blocked" / templatecache.CACHE_DIRNAME), one="1")
+    assert blocked.get_template("one").render() == "1"
+
+
+def test_a_read_only_cache_directory_does_not_fail_the_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = _project(tmp_path)
+    _build(src, tmp_path / "out")
+    (src / "_templates" / "layout.html").write_text(LAYOUT % "second", encoding="utf-8")
+
+    def read_only(self, bucket) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(jinja2.FileSystemBytecodeCache, "dump_bytecode", read_only)
+    assert '<meta name="mark" content="second">' in _build(src, tmp_path / "out")
+
+
+def test_a_filter_folded_into_the_code_follows_the_configuration(tmp_path: Path) -> None:
+    # Jinja's code generator calls a filter applied to a constant when it compiles; its result may depend on the
+    # configuration (this filter's does), which is part of the directory's name
+    src = _project(tmp_path)
+    (src / "conf.py").write_text(CONF + textwrap.dedent('''\
+        shout = "hello"
+
+        def setup(app):
+            app.add_config_value("shout", "hello", "html")
+
+            def add_filter(app):
+                app.builder.templates.environment.filters["shout"] = lambda s: f"{s}-{app.config.shout}"
+
+            app.connect("builder-inited", add_filter)
+        '''), encoding="utf-8")
+    (src / "_templates" / "layout.html").write_text(
+        '{% extends "!layout.html" %}{% block extrahead %}<meta name="mark" content="{{ "x"|shout }}">{% endblock %}',
+        encoding="utf-8")
+
+    def build(value: str) -> str:
+        app = SphinxTestApp("html", srcdir=src, builddir=tmp_path / "out", confoverrides={"shout": value})
+        try:
+            app.build()
+        finally:
+            app.cleanup()
+        return (tmp_path / "out" / "html" / "index.html").read_text(encoding="utf-8")
+
+    assert 'content="x-hello"' in build("hello")
+    assert 'content="x-bye"' in build("bye")
+
+
+def test_a_cache_set_by_others_is_kept(tmp_path: Path) -> None:
     own = jinja2.FileSystemBytecodeCache(str(tmp_path / "theirs"))
     theirs = SandboxedEnvironment(bytecode_cache=own)
-    templatecache._install(_app(tmp_path, theirs))
+    app = SimpleNamespace(doctreedir=tmp_path, builder=SimpleNamespace(templates=SimpleNamespace(environment=theirs)))
+    templatecache._install(app)
     assert theirs.bytecode_cache is own
     templatecache._install(SimpleNamespace(doctreedir=tmp_path, builder=SimpleNamespace()))  # no templates: nothing
-
-
-def test_a_directory_that_cannot_be_made_leaves_the_templates_uncached(tmp_path: Path) -> None:
-    (tmp_path / "slimebook-templates").write_text("a file where the directory goes", encoding="utf-8")
-    environment = SandboxedEnvironment()
-    templatecache._install(_app(tmp_path, environment))
-    assert environment.bytecode_cache is None
