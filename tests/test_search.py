@@ -179,3 +179,21 @@ def test_the_swapped_marshal_is_put_back_when_the_load_fails(monkeypatch: pytest
     with pytest.raises(OSError, match="disk gone"):
         load_dictionary(tokenizer)
     assert jieba.marshal is marshal
+
+
+def test_threads_loading_at_once_put_marshal_back() -> None:
+    # each thread swaps jieba.marshal around its own tokenizer's load; without one swap at a time, a thread that
+    # swapped second restores the first one's stand-in (a breaker's repro: 8 threads, 3 runs of 3)
+    import marshal
+    import threading
+
+    import jieba
+
+    from slimebook.sphinxext.search import load_dictionary
+
+    threads = [threading.Thread(target=load_dictionary, args=(jieba.Tokenizer(),)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert jieba.marshal is marshal

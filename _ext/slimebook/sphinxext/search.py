@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import marshal
 import re
+import threading
 from typing import Any, BinaryIO
 
 from sphinx.application import Sphinx
@@ -70,23 +71,29 @@ class _WholeFileMarshal:
         return getattr(marshal, name)
 
 
+#: held while ``jieba.marshal`` is swapped (:func:`load_dictionary`)
+_SWAP = threading.Lock()
+
+
 def load_dictionary(tokenizer: Any = None) -> None:
     """Load the dictionary of jieba's ``tokenizer`` (a ``jieba.Tokenizer``; default ``jieba.dt``, the one
     ``jieba.cut_for_search`` uses) with its cache file read whole: ``tokenizer.initialize()``, what
     ``jieba.initialize()`` calls; nothing when it is loaded. jieba's own rules for the cache apply (its file under
     the temporary directory, written again when missing or older than the dictionary). ``jieba.marshal`` is swapped
-    for the call only (jieba holds its lock meanwhile). Raises ``ImportError`` without jieba."""
+    for the call only, one call at a time in this process (a jieba user in another thread meanwhile gets the same
+    values from the swapped module). Raises ``ImportError`` without jieba."""
     import jieba
 
     tokenizer = jieba.dt if tokenizer is None else tokenizer
     if tokenizer.initialized:
         return
-    own = jieba.marshal
-    jieba.marshal = _WholeFileMarshal()  # type: ignore[assignment]
-    try:
-        tokenizer.initialize()
-    finally:
-        jieba.marshal = own
+    with _SWAP:  # one swap at a time: two threads' swaps would put each other's module back
+        own = jieba.marshal
+        jieba.marshal = _WholeFileMarshal()  # type: ignore[assignment]
+        try:
+            tokenizer.initialize()
+        finally:
+            jieba.marshal = own
 
 
 def chinese_search() -> type:
