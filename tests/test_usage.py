@@ -482,3 +482,26 @@ def test_a_new_redirect_line_renews_the_generated_pages(build, tmp_path: Path) -
     (srcdir / "redirects.txt").write_text(f"{page}#occ-000000000000 {page}#{new_id}\n")
     html = (build("usage", srcdir=srcdir).outdir / f"{page}.html").read_text()
     assert f'var m={{"occ-000000000000": "#{new_id}"}}' in html
+
+
+def test_a_changed_template_renews_the_generated_pages(build, tmp_path: Path) -> None:
+    """The templates and theme are part of every generated page's stamp: Sphinx writes every document again when a
+    template changed, and the generated pages follow (a breaker found them keeping the old sidebar)."""
+    import shutil
+
+    srcdir = tmp_path / "template-later"
+    shutil.copytree(ROOTS / "test-usage", srcdir)
+    first = build("usage")
+    (srcdir / "sources.toml").write_text((Path(first.srcdir) / "sources.toml").read_text())
+    (srcdir / "_templates").mkdir()
+    layout = '{%% extends "!layout.html" %%}{%% block extrahead %%}<meta name="mark" content="%s">{%% endblock %%}\n'
+    (srcdir / "_templates" / "layout.html").write_text(layout % "one")
+    with (srcdir / "conf.py").open("a") as conf:
+        conf.write('templates_path = ["_templates"]\n')
+    page = "_slimebook/usage/category/asyncio.html"
+    out = build("usage", srcdir=srcdir).outdir
+    assert '<meta name="mark" content="one">' in (out / page).read_text()
+    (srcdir / "_templates" / "layout.html").write_text(layout % "two")
+    out = build("usage", srcdir=srcdir).outdir
+    assert '<meta name="mark" content="two">' in (out / page).read_text()
+    assert '<meta name="mark" content="two">' in (out / "lesson-a.html").read_text()

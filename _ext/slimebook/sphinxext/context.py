@@ -75,9 +75,31 @@ def builds_pages(app: Sphinx) -> bool:
     return app.builder.format == "html" and app.builder.name != "singlehtml" and not app.builder.name.startswith("epub")
 
 
+def template_digest(app: Sphinx) -> str:
+    """SHA-256 hex digest of the files the builder's pages are rendered from: every file under each directory of its
+    template loader's search path (``templates_path``, the theme and the themes it inherits; templates, and the
+    static files whose checksums the pages link), by path relative to its directory and content, directory by
+    directory. Empty for a builder without a template loader. Computed once per builder."""
+    builder = app.builder
+    cached = builder.__dict__.get("_slimebook_template_digest")
+    if cached is not None:
+        return cached
+    digest = hashlib.sha256()
+    for directory in getattr(getattr(builder, "templates", None), "pathchain", None) or ():
+        root = Path(directory)
+        digest.update(b"dir\0" + str(root).encode("utf-8", "surrogateescape") + b"\0")
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(str(path.relative_to(root)).encode("utf-8", "surrogateescape") + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    builder.__dict__["_slimebook_template_digest"] = result = digest.hexdigest()
+    return result
+
+
 def page_stamp_base(app: Sphinx) -> str:
-    """What every generated page depends on besides its own data: config, tags, navigation, renderer, pin, and the
-    redirect lines (a generated page carries a script sending its moved ids on: :func:`.anchors.moved_ids_script`).
+    """What every generated page depends on besides its own data: config, tags, navigation, renderer, pin, the
+    redirect lines (a generated page carries a script sending its moved ids on: :func:`.anchors.moved_ids_script`)
+    and the templates and theme it is rendered with (:func:`template_digest`; Sphinx writes every document again
+    when a template is newer than the pages).
 
     Returns:
         a SHA-256 hex digest; equal digests mean a page built from equal data is equal.
@@ -86,7 +108,8 @@ def page_stamp_base(app: Sphinx) -> str:
     info = app.builder.create_build_info()  # type: ignore[attr-defined]
     nav = [(doc, env.titles[doc].astext(), env.toctree_includes.get(doc, [])) for doc in sorted(env.titles)]
     payload = json.dumps([info.config_hash, info.tags_hash, nav, RENDERER_VERSION, sphinx.__version__,
-                          get_store(env).lock.commit, sorted(load_redirects(app).items())], ensure_ascii=False)
+                          get_store(env).lock.commit, sorted(load_redirects(app).items()), template_digest(app)],
+                         ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
