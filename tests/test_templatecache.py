@@ -48,7 +48,7 @@ def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _build(src: Path, out: Path) -> str:
-    app = SphinxTestApp("html", srcdir=src, builddir=out, freshenv=True)
+    app = SphinxTestApp("html", srcdir=src, builddir=out)
     try:
         app.build(force_all=True)
     finally:
@@ -186,3 +186,29 @@ def test_a_cache_set_by_others_is_kept(tmp_path: Path) -> None:
     templatecache._install(app)
     assert theirs.bytecode_cache is own
     templatecache._install(SimpleNamespace(doctreedir=tmp_path, builder=SimpleNamespace()))  # no templates: nothing
+
+
+def test_a_fresh_environment_starts_the_cache_empty(tmp_path: Path, compiled: list[str]) -> None:
+    # -E is what a writer reaches for to rebuild everything: compiled code (a filter's folded result with it) goes too
+    src = _project(tmp_path)
+    _build(src, tmp_path / "out")
+    compiled.clear()
+    app = SphinxTestApp("html", srcdir=src, builddir=tmp_path / "out", freshenv=True)
+    try:
+        app.build(force_all=True)
+    finally:
+        app.cleanup()
+    assert "layout.html" in compiled and "page.html" in compiled
+
+
+def test_builders_sharing_a_doctree_directory_share_the_cache(tmp_path: Path, compiled: list[str]) -> None:
+    # html and dirhtml differ in their tags (builder_html, builder_dirhtml), which no compiled template reads
+    src = _project(tmp_path)
+    _build(src, tmp_path / "out")
+    compiled.clear()
+    app = SphinxTestApp("dirhtml", srcdir=src, builddir=tmp_path / "out")
+    try:
+        app.build(force_all=True)
+    finally:
+        app.cleanup()
+    assert "layout.html" not in compiled and "page.html" not in compiled

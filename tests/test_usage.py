@@ -505,3 +505,42 @@ def test_a_changed_template_renews_the_generated_pages(build, tmp_path: Path) ->
     out = build("usage", srcdir=srcdir).outdir
     assert '<meta name="mark" content="two">' in (out / page).read_text()
     assert '<meta name="mark" content="two">' in (out / "lesson-a.html").read_text()
+
+
+def _digest(*directories: Path) -> str:
+    from types import SimpleNamespace
+
+    from slimebook.sphinxext.context import template_digest
+
+    builder = SimpleNamespace(templates=SimpleNamespace(pathchain=list(directories)))
+    return template_digest(SimpleNamespace(builder=builder))
+
+
+def test_the_template_digest_follows_what_pages_are_rendered_from(tmp_path: Path, monkeypatch) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    (one / "sidebar").mkdir(parents=True)
+    two.mkdir()
+    (one / "sidebar" / "brand.html").write_text("a")
+    (two / "layout.html").write_text("b")
+    base = _digest(one, two)
+    assert _digest(one, two) == base
+    (one / "sidebar" / ".brand.html.swp").write_text("editor")  # an editor's swap file, a backup: nothing renewed
+    (one / "sidebar" / "brand.html~").write_text("backup")
+    (one / ".DS_Store").write_text("x")
+    assert _digest(one, two) == base
+    moved = tmp_path / "unpacked-elsewhere"  # a zipped theme is unpacked into a new directory each build
+    (two).rename(moved)
+    assert _digest(one, moved) == base
+    (one / "sidebar" / "brand.html").write_text("changed")
+    assert _digest(one, moved) != base
+    assert _digest(moved, one) != _digest(one, moved)  # the order of the search path matters
+
+    real = Path.read_bytes
+
+    def vanishing(self: Path) -> bytes:
+        if self.name == "layout.html":
+            raise FileNotFoundError(self)  # removed between the listing and the read (an editor saving)
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", vanishing)
+    _digest(one, moved)  # no error

@@ -75,22 +75,38 @@ def builds_pages(app: Sphinx) -> bool:
     return app.builder.format == "html" and app.builder.name != "singlehtml" and not app.builder.name.startswith("epub")
 
 
+#: names in a template directory that no page is rendered from: hidden files (an editor's swap file, ``.DS_Store``)
+#: and backups
+_NOT_TEMPLATES = ("~", ".swp", ".swo", ".tmp", ".bak", ".orig")
+
+
 def template_digest(app: Sphinx) -> str:
     """SHA-256 hex digest of the files the builder's pages are rendered from: every file under each directory of its
-    template loader's search path (``templates_path``, the theme and the themes it inherits; templates, and the
-    static files whose checksums the pages link), by path relative to its directory and content, directory by
-    directory. Empty for a builder without a template loader. Computed once per builder."""
+    template loader's search path (``templates_path``, the theme and the themes it inherits: templates, and the
+    theme's static files whose checksums the pages link), by position of the directory in the path, path relative
+    to it and content. Hidden files, backups and ``__pycache__`` are left out (an editor's swap file beside a
+    template renews nothing); so is a file that disappears while it is read (an editor saving). Empty for a builder
+    without a template loader. Computed once per builder."""
     builder = app.builder
     cached = builder.__dict__.get("_slimebook_template_digest")
     if cached is not None:
         return cached
     digest = hashlib.sha256()
-    for directory in getattr(getattr(builder, "templates", None), "pathchain", None) or ():
+    for position, directory in enumerate(getattr(getattr(builder, "templates", None), "pathchain", None) or ()):
         root = Path(directory)
-        digest.update(b"dir\0" + str(root).encode("utf-8", "surrogateescape") + b"\0")
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            digest.update(str(path.relative_to(root)).encode("utf-8", "surrogateescape") + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(f"dir {position}\0".encode())  # not the path: a zipped theme is unpacked anew each build
+        for path in sorted(root.rglob("*")):
+            relative = path.relative_to(root)
+            if (any(part.startswith(".") or part == "__pycache__" for part in relative.parts)
+                    or path.name.endswith(_NOT_TEMPLATES)):
+                continue
+            try:
+                if not path.is_file():
+                    continue
+                content = hashlib.sha256(path.read_bytes()).digest()
+            except OSError:
+                continue
+            digest.update(str(relative).encode("utf-8", "surrogateescape") + b"\0" + content)
     builder.__dict__["_slimebook_template_digest"] = result = digest.hexdigest()
     return result
 

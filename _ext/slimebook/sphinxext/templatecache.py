@@ -13,11 +13,12 @@ environment's class, extensions, syntax and whitespace options and ``policies``;
 passed the context or the environment; and, for a filter or test applied to constants (``{{ "x"|f }}``), its
 result, which the code generator folds into the code. :func:`environment_digest` names the cache's directory after
 all of these it can see (the filters and tests by name, qualified name and what they are passed) and after what their
-results can depend on: Sphinx's digest of the ``env`` and ``html`` configuration and the tags (what Sphinx itself
-rewrites every page for), the versions of Sphinx, Jinja and every extension. A filter whose result changes with
-none of these (its code edited in ``conf.py``, say) keeps a folded result until the cache's directory is removed;
-none of Sphinx's, furo's or this book's filters depends on anything but its arguments. Directories of other digests
-are removed. The directory is ``<doctreedir>/slimebook-templates/<digest>``, beside the pickled doctrees (never the
+results can depend on: Sphinx's digest of the ``env`` and ``html`` configuration (what Sphinx itself rewrites every
+page for), the bytes of ``conf.py``, the versions of Sphinx, Jinja and every extension. A filter whose result
+changes with none of these (one that reads an environment variable, or an extension's code edited without a new
+version) keeps a folded result until a build with a fresh environment (``-E``), which starts the cache empty; none of
+Sphinx's, furo's or this book's filters depends on anything but its arguments. Directories of other digests are
+removed. The directory is ``<doctreedir>/slimebook-templates/<digest>``, beside the pickled doctrees (never the
 source tree), named when the first template is loaded, after every ``builder-inited`` handler has added its filters.
 
 The cache never fails a build: a file that cannot be read as Jinja wrote it (truncated, say) is compiled again, and a
@@ -90,13 +91,24 @@ def cache_directory(doctreedir: str | Path, environment: Any, context: str = "")
 
 
 def build_context(app: Sphinx) -> str:
-    """What the build adds to :func:`environment_digest`: Sphinx's configuration and tags digests (categories
-    ``env`` and ``html``, as ``slimebook.sphinxext.fragments`` takes them) and every extension's name and version."""
-    from sphinx.builders.html._build_info import BuildInfo
+    """What the build adds to :func:`environment_digest`: Sphinx's configuration digest (categories ``env`` and
+    ``html``, as ``slimebook.sphinxext.fragments`` takes it; not the tags, which differ between builders and which
+    no compiled code reads), the SHA-256 of ``conf.py`` (a filter defined there may change without a configuration
+    value changing) and every extension's name and version."""
+    try:
+        from sphinx.builders.html._build_info import BuildInfo
 
-    info = BuildInfo(app.config, app.tags, frozenset({"env", "html"}))
+        config_hash = BuildInfo(app.config, app.tags, frozenset({"env", "html"})).config_hash
+    except ImportError:  # a Sphinx that moved it: the builder's own (``html`` values only)
+        create = getattr(app.builder, "create_build_info", None)
+        config_hash = create().config_hash if create is not None else ""
+    conf = Path(app.confdir or "", "conf.py") if app.confdir else None
+    try:
+        conf_digest = hashlib.sha256(conf.read_bytes()).hexdigest() if conf is not None else ""
+    except OSError:
+        conf_digest = ""
     extensions = sorted((name, str(extension.version)) for name, extension in app.extensions.items())
-    return repr([info.config_hash, info.tags_hash, extensions])
+    return repr([config_hash, conf_digest, extensions])
 
 
 class KeptTemplates(FileSystemBytecodeCache):
@@ -154,11 +166,14 @@ class KeptTemplates(FileSystemBytecodeCache):
 
 def _install(app: Sphinx) -> None:
     """``builder-inited`` (late): give the builder's Jinja environment a :class:`KeptTemplates`, when Sphinx made
-    it without a bytecode cache."""
+    it without a bytecode cache; a build with a fresh environment (``-E``, or none kept) starts it empty."""
     environment = getattr(getattr(app.builder, "templates", None), "environment", None)
     if environment is None or getattr(environment, "bytecode_cache", None) is not None:
         return
-    environment.bytecode_cache = KeptTemplates(Path(app.doctreedir) / CACHE_DIRNAME, build_context(app))
+    base = Path(app.doctreedir) / CACHE_DIRNAME
+    if app.fresh_env_used and base.is_dir():  # -E, or no environment to reuse: nothing compiled before is kept
+        shutil.rmtree(base, ignore_errors=True)
+    environment.bytecode_cache = KeptTemplates(base, build_context(app))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
