@@ -120,10 +120,10 @@ def test_a_writers_warning_and_failure_reach_the_main_process(build, monkeypatch
 def test_chunks_follow_cost_and_keep_the_order() -> None:
     from slimebook.sphinxext.pages import chunks_by_cost
 
-    docs = [parallelwrite._Doc(f"d{i}", cost) for i, cost in enumerate([5, 1, 1, 1, 1, 1, 5, 1])]
-    chunks = chunks_by_cost(docs, 4)
-    assert [doc.docname for chunk in chunks for doc in chunk] == [doc.docname for doc in docs]
-    assert all(sum(doc.cost for doc in chunk) <= 5 for chunk in chunks)
+    costs = {f"d{i}": cost for i, cost in enumerate([5, 1, 1, 1, 1, 1, 5, 1])}  # bytes of pickled doctrees
+    chunks = chunks_by_cost(list(costs), 4, costs.__getitem__)
+    assert [docname for chunk in chunks for docname in chunk] == list(costs)
+    assert all(sum(costs[docname] for docname in chunk) <= 5 for chunk in chunks)
 
 
 def test_the_page_written_first_notes_no_term_early(tmp_path: Path, sphinx_build) -> None:

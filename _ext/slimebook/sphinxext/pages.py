@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from operator import attrgetter
+from typing import Any, TypeVar
 
 from docutils import nodes
 from sphinx import addnodes
@@ -52,6 +53,8 @@ logger = logging.getLogger(__name__)
 
 #: The event a batch generator answers: ``slimebook-generated-pages(app) -> PageBatch | None``.
 EVENT = "slimebook-generated-pages"
+
+_Item = TypeVar("_Item")
 
 #: chunks of generated pages per worker: more chunks end closer together, each costs a fork and a navigation
 CHUNKS_PER_WORKER = 6
@@ -292,24 +295,26 @@ def _display(chunk: Sequence[PageJob]) -> str:
     return display_chunk([job.pagename for job in chunk])
 
 
-def chunks_by_cost(jobs: Sequence[PageJob], count: int) -> list[list[PageJob]]:
-    """``jobs`` cut into consecutive runs whose costs add up to about ``1/count`` of the total each.
+def chunks_by_cost(jobs: Sequence[_Item], count: int,
+                   cost: Callable[[_Item], float] = attrgetter("cost")) -> list[list[_Item]]:
+    """``jobs`` (:class:`PageJob` by default, or anything ``cost(job)`` prices in seconds or any one unit) cut into
+    consecutive runs whose costs add up to about ``1/count`` of the total each.
 
     Consecutive, so that pages of one directory stay together (their navigation is drawn once per process);
     a run ends before a job that would take it past its share, and a job costlier than a share is a run of its
     own. Unlike ``sphinx.util.parallel.make_chunks`` (equal numbers of pages) this keeps a few costly pages (the
     large usage tables) from landing in one chunk that a single worker then renders alone.
     """
-    share = sum(job.cost for job in jobs) / max(count, 1)
-    chunks: list[list[PageJob]] = []
-    current: list[PageJob] = []
+    share = sum(cost(job) for job in jobs) / max(count, 1)
+    chunks: list[list[_Item]] = []
+    current: list[_Item] = []
     weight = 0.0
     for job in jobs:
-        if current and weight + job.cost > share:
+        if current and weight + cost(job) > share:
             chunks.append(current)
             current, weight = [], 0.0
         current.append(job)
-        weight += job.cost
+        weight += cost(job)
     if current:
         chunks.append(current)
     return chunks

@@ -59,16 +59,6 @@ WRITER_NICENESS = 10
 CHUNKS_PER_WRITER = 4
 
 
-class _Doc:
-    """A document of the plan: its name and its cost (bytes of its pickled doctree), for :func:`chunks_by_cost`."""
-
-    __slots__ = ("cost", "docname")
-
-    def __init__(self, docname: str, cost: float) -> None:
-        self.docname = docname
-        self.cost = cost
-
-
 class _Tasks(OrderedTasks):
     """``ParallelTasks`` that start waiting writers in the order their chunks were resolved (so the index, fed in
     the order of the names, gets its words as early as it can) and that the main process can ask, between two
@@ -205,8 +195,7 @@ class PipelinedWriteMixin:
             collected[first] = _collect(indexer, doctree)
         self.write_doc(first, doctree)
 
-        chunks = [[doc.docname for doc in chunk]
-                  for chunk in chunks_by_cost([_Doc(name, costs[name]) for name in rest], CHUNKS_PER_WRITER * nproc)]
+        chunks = chunks_by_cost(rest, CHUNKS_PER_WRITER * nproc, costs.__getitem__)
         if chunks and len(chunks[0]) > 1:  # the first writer forks after one document is resolved, not a chunk
             chunks[:1] = [chunks[0][:1], chunks[0][1:]]
         progress = status_iterator(chunks, __("writing output... "), "darkgreen", len(chunks),

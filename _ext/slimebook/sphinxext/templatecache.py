@@ -36,6 +36,7 @@ from typing import Any
 
 from jinja2 import FileSystemBytecodeCache
 from sphinx.application import Sphinx
+from sphinx.builders.html._build_info import BuildInfo
 from sphinx.util import logging
 
 __all__ = ["CACHE_DIRNAME", "KeptTemplates", "cache_directory", "environment_digest", "setup"]
@@ -94,17 +95,10 @@ def build_context(app: Sphinx) -> str:
     """What the build adds to :func:`environment_digest`: Sphinx's configuration digest (categories ``env`` and
     ``html``, as ``slimebook.sphinxext.fragments`` takes it; not the tags, which differ between builders and which
     no compiled code reads), the SHA-256 of ``conf.py`` (a filter defined there may change without a configuration
-    value changing) and every extension's name and version."""
+    value changing; empty when it cannot be read) and every extension's name and version."""
+    config_hash = BuildInfo(app.config, app.tags, frozenset({"env", "html"})).config_hash
     try:
-        from sphinx.builders.html._build_info import BuildInfo
-
-        config_hash = BuildInfo(app.config, app.tags, frozenset({"env", "html"})).config_hash
-    except ImportError:  # a Sphinx that moved it: the builder's own (``html`` values only)
-        create = getattr(app.builder, "create_build_info", None)
-        config_hash = create().config_hash if create is not None else ""
-    conf = Path(app.confdir or "", "conf.py") if app.confdir else None
-    try:
-        conf_digest = hashlib.sha256(conf.read_bytes()).hexdigest() if conf is not None else ""
+        conf_digest = hashlib.sha256(Path(app.confdir, "conf.py").read_bytes()).hexdigest()
     except OSError:
         conf_digest = ""
     extensions = sorted((name, str(extension.version)) for name, extension in app.extensions.items())
