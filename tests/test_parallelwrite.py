@@ -142,3 +142,52 @@ def test_the_page_written_first_notes_no_term_early(tmp_path: Path, sphinx_build
     terms = _index(serial.outdir)["terms"]
     assert "ok" in terms and "oks" in terms
     assert (two.outdir / "searchindex.js").read_bytes() == (serial.outdir / "searchindex.js").read_bytes()
+
+
+def test_writers_inherit_the_lexers_the_main_process_made(build, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from pygments.lexer import RegexLexerMeta
+    from pygments.lexers.python import PythonLexer
+
+    log = tmp_path / "compiled.txt"
+    real = RegexLexerMeta.process_tokendef
+
+    def spy(cls, name, tokendefs=None):
+        with log.open("a", encoding="utf-8") as out:
+            out.write(f"{os.getpid()} {cls.__name__}\n")
+        return real(cls, name, tokendefs)
+
+    monkeypatch.setattr(RegexLexerMeta, "process_tokendef", spy)
+    monkeypatch.delattr(PythonLexer, "_tokens", raising=False)  # as in a process that highlighted no Python yet
+    build("html", parallel=2)
+    compiled = [line.split() for line in log.read_text(encoding="utf-8").splitlines()]
+    # made once, by the main process while it resolved the pages; no writer compiled the rules again
+    assert [pid for pid, name in compiled if name == "PythonLexer"] == [str(os.getpid())]
+
+
+def test_warm_lexers_asks_once_per_language_and_survives_an_unknown_one() -> None:
+    from docutils import nodes
+    from docutils.utils import new_document
+
+    asked: list[tuple[str, str]] = []
+
+    class Highlighter:
+        def get_lexer(self, source, lang, opts=None, force=False, location=None):
+            asked.append((source, lang))
+            if lang == "no-such-language":
+                raise LookupError(lang)
+
+    doctree = new_document("<test>")
+    doctree += nodes.literal_block("x = 1", "x = 1", language="python")
+    doctree += nodes.literal_block(">>> 1", ">>> 1", language="python")
+    doctree += nodes.literal_block("?", "?", language="no-such-language")
+    para = nodes.paragraph()
+    para += nodes.literal("ls", "ls", language="bash")
+    para += nodes.literal("plain", "plain")
+    doctree += para
+    warmed = {"bash"}
+    parallelwrite.warm_lexers(Highlighter(), doctree, warmed)
+    assert warmed == {"bash", "python", "no-such-language"}
+    assert asked == [("", "python"), (">>>", "python"), ("", "no-such-language"), (">>>", "no-such-language")]

@@ -12,7 +12,9 @@ loaded by the first document before any writer starts.
 1. the cheapest document (the smallest pickled doctree) is resolved, its images noted, its words collected for the
    search index and its page written here, as Sphinx writes its first document, so that templates are compiled (and
    jieba's dictionary loaded, if the read did not load it) before any fork;
-2. the others are resolved one by one in the order of their names, their images noted, and handed in chunks of about
+2. the others are resolved one by one in the order of their names, their images noted, the Pygments lexers their
+   code blocks ask for made here (:func:`warm_lexers`, so that no writer compiles a lexer's rules again), and
+   handed in chunks of about
    equal cost (the size of their pickled doctrees; the first chunk is one document, so the first writer forks at
    once) to ``N`` forked writers, started in the order of the chunks (:class:`~.pages.OrderedTasks`), each as soon as
    it is resolved; a writer collects each page's words for the search index (before the translator may change the
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence, Set
+from collections.abc import Iterator, Sequence, Set
 from typing import Any
 
 from docutils import nodes
@@ -47,7 +49,7 @@ from sphinx.util.osutil import relative_uri
 from .indexentries import KeptIndexEntriesMixin
 from .pages import OrderedTasks, chunks_by_cost
 
-__all__ = ["PipelinedDirectoryHTMLBuilder", "PipelinedHTMLBuilder", "PipelinedWriteMixin", "setup"]
+__all__ = ["PipelinedDirectoryHTMLBuilder", "PipelinedHTMLBuilder", "PipelinedWriteMixin", "setup", "warm_lexers"]
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +130,38 @@ def _feed(indexer: Any, feed_page: Any, doctree: nodes.document, collected: _Col
         del indexer._word_collector  # the bound method of the class again
 
 
+def _languages(doctree: nodes.document) -> Iterator[str]:
+    """The ``language`` of every node the HTML translator highlights: literal blocks, and inline literals with a
+    language (Sphinx's ``code`` role)."""
+    for node in doctree.findall(lambda node: isinstance(node, (nodes.literal_block, nodes.literal))):
+        language = node.get("language")
+        if language:
+            yield language
+
+
+def warm_lexers(highlighter: Any, doctree: nodes.document, warmed: set[str]) -> None:
+    """Make, in the main process, the Pygments lexers the translator will ask ``highlighter`` for when it writes
+    ``doctree``, for each language not in ``warmed`` (a set of language names, updated).
+
+    Why: a Pygments ``RegexLexer`` compiles its token rules when its class is first instantiated in a process
+    (``LexerMeta.__call__``) and keeps them on the class. Writers forked after that inherit the compiled rules; a
+    writer forked before compiles them again for its first page (``PythonLexer``: about 0.1 s, measured here on each
+    of the ten or so forks of a ``-j 2`` build, and on each worker of the generated pages). ``highlighter`` is the
+    builder's ``sphinx.highlighting.PygmentsBridge``; both forms of a Python language are made (plain source and
+    a ``>>>`` session, which ``get_lexer`` tells apart by the source). Nothing is logged: an unknown language warns
+    when the page is written, as it always did."""
+    for language in _languages(doctree):
+        if language in warmed:
+            continue
+        warmed.add(language)
+        with logging.suppress_logging():
+            for source in ("", ">>>"):
+                try:
+                    highlighter.get_lexer(source, language, force=True)
+                except Exception:  # noqa: BLE001 - a warm-up only; the writer reports what fails
+                    logger.debug("no lexer made for %r", language)
+
+
 class PipelinedWriteMixin:
     """``write_documents`` of an HTML builder, pipelined as the module docstring says; serial builds (``-j 1``, or
     an extension that is not parallel-write safe) are Sphinx's own."""
@@ -153,12 +187,13 @@ class PipelinedWriteMixin:
         title = title_node.astext() if title_node else ""
         _feed(self.indexer, lambda: self.index_page(docname, doctree, title), doctree, collected)
 
-    def _resolve(self: Any, docname: str) -> nodes.document:
+    def _resolve(self: Any, docname: str, warmed: set[str]) -> nodes.document:
         from sphinx.builders import BuildPhase
 
         self.phase = BuildPhase.RESOLVING
         doctree = self.env.get_and_resolve_doctree(docname, self, tags=self.tags)
         self._note_images(docname, doctree)
+        warm_lexers(self.highlighter, doctree, warmed)
         return doctree
 
     def _cost(self: Any, docname: str) -> float:
@@ -189,7 +224,8 @@ class PipelinedWriteMixin:
         costs = {name: self._cost(name) for name in docnames}
         first = min(docnames, key=lambda name: (costs[name], name))
         rest = [name for name in docnames if name != first]
-        doctree = self._resolve(first)
+        warmed: set[str] = set()
+        doctree = self._resolve(first, warmed)
         self.phase = BuildPhase.WRITING
         if indexer is not None:
             collected[first] = _collect(indexer, doctree)
@@ -211,7 +247,7 @@ class PipelinedWriteMixin:
             for chunk in chunks:
                 arg = []
                 for docname in chunk:
-                    arg.append((docname, self._resolve(docname)))
+                    arg.append((docname, self._resolve(docname, warmed)))
                     tasks.poll()
                 resolved.extend(arg)
                 tasks.add_task(write_process, arg, on_chunk_done)
