@@ -41,6 +41,27 @@ def test_frozen_while_reading_and_writing_thawed_after(tmp_path: Path, fetched_c
     assert gc.get_freeze_count() == 0  # build-finished gave everything back: a test process frees each book
 
 
+def test_frozen_again_after_each_reader_is_merged(tmp_path: Path) -> None:
+    from slimebook.sphinxext import heap
+
+    src = copy_root("parallelwrite", tmp_path / "src")  # ten documents, read by -j 2 in several chunks
+    seen: dict[str, list[int]] = {"read": [], "merged": []}
+    app = SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO(), parallel=2)
+    try:
+        heap.setup(app)  # its hooks alone (the book's extension loads it)
+        app.connect("env-before-read-docs", lambda app, env, docnames: seen["read"].append(gc.get_freeze_count()),
+                    priority=999)
+        app.connect("env-merge-info", lambda app, env, docnames, other: seen["merged"].append(gc.get_freeze_count()),
+                    priority=999)
+        app.build()
+    finally:
+        app.cleanup()
+    # Sphinx forks the next reader right after a merge: what the merge added is frozen before that fork
+    assert seen["read"] and seen["merged"], seen
+    assert all(count > seen["read"][0] for count in seen["merged"]), seen
+    assert seen["merged"] == sorted(seen["merged"]), seen
+
+
 def test_an_earlier_build_is_freed_not_frozen_again(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     # a process that builds twice (the test suite does): the first book is garbage (app <-> builder <-> env are a

@@ -153,3 +153,24 @@ def test_page_doctree_reaches_html_page_context(build, monkeypatch: pytest.Monke
     write_pages(app, [PageJob("extra/one", "One", lambda page: make_section("one", "One"))])
     doctree = seen["extra/one"]
     assert isinstance(doctree, nodes.document) and doctree.next_node(nodes.title).astext() == "One"
+
+
+def _freeze_count() -> int:
+    return gc.get_freeze_count()
+
+
+def test_a_task_forks_with_the_heap_frozen_as_it_is_when_it_starts() -> None:
+    import time
+
+    base = gc.get_freeze_count()
+    counts: list[int] = []
+    tasks = pages.OrderedTasks(1)
+    try:
+        tasks.add_task(time.sleep, 0.3)  # the only worker is busy: the next task waits
+        tasks.add_task(_freeze_count, None, lambda _arg, count: counts.append(count))
+        kept = [[i] for i in range(50_000)]  # allocated after the task was added, before it forks
+        tasks.join()
+    finally:
+        gc.unfreeze()
+    # frozen right before the fork, the worker's collections do not walk (and copy) what the main process made
+    assert len(kept) == 50_000 and counts and counts[0] >= base + 50_000

@@ -9,8 +9,9 @@ all of it again at every full collection, and that costs three times over:
   task of :func:`.pages.write_pages` spent about 0.7 s more CPU on its first usage page than the same page costs in
   one process (5.5 s of CPU for the generated pages in one process, 10.9 s in the forked workers of ``-j 2``). The
   Python documentation of :func:`gc.freeze` gives the recipe: freeze right before ``fork()``. This module freezes
-  at ``env-before-read-docs`` (Sphinx forks its readers after it), at ``write-started`` (its writers) and
-  :func:`.pages.write_pages` calls :func:`freeze` before forking its own;
+  at ``env-before-read-docs`` (Sphinx forks its readers after it), at each ``env-merge-info`` (a reader's records
+  merged, the next reader forks), at ``write-started`` (its writers), and :class:`.pages.OrderedTasks` (the
+  writers of documents and of generated pages) freezes right before each fork;
 * **in the main process**: a full collection no longer walks the frozen environment;
 * **at exit**: the interpreter's finalization collects again over everything still alive, objects that are freed
   anyway. Measured on an incremental rebuild of one chapter: 2.32 s from start to exit, 1.89 s with the heap
@@ -106,6 +107,8 @@ def setup(app: Sphinx) -> None:
     app.connect("builder-inited", resume, priority=0)
     # after what other handlers load for the forks
     app.connect("env-before-read-docs", collect_and_freeze, priority=900)
+    # a reader's records merged: Sphinx forks the next reader in the same call (ParallelTasks._join_one)
+    app.connect("env-merge-info", freeze, priority=950)
     app.connect("write-started", freeze, priority=900)
     app.connect("build-finished", thaw)
     if not _EXIT_HOOK:
