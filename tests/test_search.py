@@ -197,3 +197,28 @@ def test_threads_loading_at_once_put_marshal_back() -> None:
     for thread in threads:
         thread.join()
     assert jieba.marshal is marshal
+
+
+def test_jieba_is_imported_without_pkg_resources(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    ext = Path(__file__).resolve().parent.parent / "_ext"
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ext)!r})
+        from slimebook.sphinxext.search import chinese_search
+        chinese_search()
+        import jieba, jieba._compat, os
+        assert "pkg_resources" not in sys.modules, "pkg_resources imported"
+        with jieba._compat.get_module_res("dict.txt") as stream:  # the files jieba opens without pkg_resources
+            same = stream.read() == open(os.path.join(os.path.dirname(jieba.__file__), "dict.txt"), "rb").read()
+        assert same, "another dict.txt"
+        jieba.dt.tmp_dir = {str(tmp_path)!r}  # no cache file there: jieba reads its dictionary through those files
+        print(" ".join(jieba.lcut("事件循环在等待任务")))
+        import pkg_resources  # still importable afterwards
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["事件", "循环", "在", "等待", "任务"]
