@@ -127,16 +127,18 @@ def test_chunks_follow_cost_and_keep_the_order() -> None:
 
 
 def test_the_page_written_first_notes_no_term_early(tmp_path: Path, sphinx_build) -> None:
-    # "oks" alone in the cheapest page (written by the main process before any writer) is a Latin term; a page
-    # fed before it says "token_oks", whose "oks" Sphinx stems to "ok" because the term is not noted yet
+    # "oks" alone in the two cheapest pages (one written by the first writer, the other by the main process before
+    # the other writers fork) is a Latin term; a page fed before them says "token_oks", whose "oks" Sphinx stems to
+    # "ok" because the term is not noted yet
     apps = []
     for parallel in (0, 2):
         src = copy_root("parallelwrite", tmp_path / f"j{parallel}")
         (src / "a0.md").write_text("# 甲\n\n这里有 token_oks 这个名字。\n\n" + "事件循环的说明。\n\n" * 40,
                                    encoding="utf-8")
+        (src / "zy.md").write_text("# Y\n\noks\n", encoding="utf-8")
         (src / "zz.md").write_text("# Z\n\noks\n", encoding="utf-8")
         index = src / "index.md"
-        index.write_text(index.read_text(encoding="utf-8").replace("d9\n", "d9\na0\nzz\n"), encoding="utf-8")
+        index.write_text(index.read_text(encoding="utf-8").replace("d9\n", "d9\na0\nzy\nzz\n"), encoding="utf-8")
         apps.append(sphinx_build(src, "html", parallel=parallel))
     serial, two = apps
     terms = _index(serial.outdir)["terms"]

@@ -9,21 +9,22 @@ loaded by the first document before any writer starts.
 
 :class:`PipelinedWriteMixin` writes the same pages in the same way, in another order of work:
 
-1. the cheapest document (the smallest pickled doctree) is resolved, its images noted, its words collected for the
-   search index and its page written here, as Sphinx writes its first document, so that templates are compiled (and
-   jieba's dictionary loaded, if the read did not load it) before any fork;
-2. the others are resolved one by one in the order of their names, their images noted, the Pygments lexers their
-   code blocks ask for made here (:func:`warm_lexers`, so that no writer compiles a lexer's rules again), and
-   handed in chunks of about
-   equal cost (the size of their pickled doctrees; the first chunk is one document, so the first writer forks at
-   once) to ``N`` forked writers, started in the order of the chunks (:class:`~.pages.OrderedTasks`), each as soon as
-   it is resolved; a writer collects each page's words for the search index (before the translator may change the
-   doctree), then writes it;
+1. the two cheapest documents (the smallest pickled doctrees) are resolved first: the first writer forks with the
+   cheaper one as soon as it is resolved, and meanwhile the other's words are collected for the search index and
+   its page written here, as Sphinx writes its first document, so that templates are compiled (and jieba's
+   dictionary loaded, if the read did not load it) before the other writers fork;
+2. the others are resolved one by one in the order of their names and handed in chunks of about equal cost (the
+   size of their pickled doctrees; the first chunk is one document, so the second writer forks early too) to ``N``
+   forked writers, started in the order of the chunks (:class:`~.pages.OrderedTasks`), each as soon as it is
+   resolved; a writer collects each page's words for the search index (before the translator may change the
+   doctree), then writes it. For every document, the main process notes its images when it resolves it and makes
+   the Pygments lexers its code blocks ask for (:func:`warm_lexers`), so that no writer compiles a lexer's rules
+   again;
 3. the search index is fed every document, in the order of their names, as Sphinx feeds it, with the words its
    writer collected.
 
 What ``write_doc_serialized`` does for HTML (the image paths, then the index) is done in two halves here, both in the
-main process: the images of the cheapest document first, then the others' in the order of the names (the order
+main process: the images of the two cheapest documents first, then the others' in the order of the names (the order
 changes nothing: an image's output name was fixed when its document was read, ``env.images``), and the index in the
 order of the names; the writers write each document from the doctree as it was after its images were noted, as
 before. So the output is the same as Sphinx's, and the same as ``-j 1``'s: the tests build
@@ -222,28 +223,32 @@ class PipelinedWriteMixin:
         # read did not) and its page written (templates compiled) before the writers fork, so that they inherit
         # both; the cheapest, so that the first writer starts early
         costs = {name: self._cost(name) for name in docnames}
-        first = min(docnames, key=lambda name: (costs[name], name))
-        rest = [name for name in docnames if name != first]
-        warmed: set[str] = set()
-        doctree = self._resolve(first, warmed)
-        self.phase = BuildPhase.WRITING
-        if indexer is not None:
-            collected[first] = _collect(indexer, doctree)
-        self.write_doc(first, doctree)
-
+        # the two cheapest documents: the first writer forks with the cheaper as soon as it is resolved; the main
+        # process writes the other meanwhile, as Sphinx writes its first document, so that the writers forked
+        # after it inherit what its page loaded (templates, jieba's dictionary if the read did not load it)
+        opener, first = sorted(docnames, key=lambda name: (costs[name], name))[:2]
+        rest = [name for name in docnames if name not in (opener, first)]
         chunks = chunks_by_cost(rest, CHUNKS_PER_WRITER * nproc, costs.__getitem__)
-        if chunks and len(chunks[0]) > 1:  # the first writer forks after one document is resolved, not a chunk
+        if chunks and len(chunks[0]) > 1:  # the second writer forks after one more document, not a chunk
             chunks[:1] = [chunks[0][:1], chunks[0][1:]]
-        progress = status_iterator(chunks, __("writing output... "), "darkgreen", len(chunks),
+        progress = status_iterator([[opener], *chunks], __("writing output... "), "darkgreen", len(chunks) + 1,
                                    self.config.verbosity)
 
         def on_chunk_done(_docs: list[tuple[str, nodes.document]], result: dict[str, _Collected]) -> None:
             collected.update(result)
             next(progress)
 
+        warmed: set[str] = set()
         tasks = _Tasks(nproc)
         try:
-            resolved: list[tuple[str, nodes.document]] = [(first, doctree)]
+            resolved: list[tuple[str, nodes.document]] = [(opener, self._resolve(opener, warmed))]
+            tasks.add_task(write_process, resolved[:1], on_chunk_done)
+            doctree = self._resolve(first, warmed)
+            resolved.append((first, doctree))
+            self.phase = BuildPhase.WRITING
+            if indexer is not None:
+                collected[first] = _collect(indexer, doctree)
+            self.write_doc(first, doctree)
             for chunk in chunks:
                 arg = []
                 for docname in chunk:
