@@ -374,12 +374,12 @@ def by_cost_first(chunks: Sequence[Sequence[PageJob]]) -> list[Sequence[PageJob]
 def write_pages(app: Sphinx, jobs: Sequence[PageJob], summary: str = "writing generated pages... ") -> None:
     """Write ``jobs`` through the builder, reported by Sphinx's ``status_iterator``.
 
-    When the builder writes documents in parallel (``-j N`` and every extension parallel-write safe), the first
-    job is written here (as Sphinx writes its first document before forking: templates and navigation ready),
-    the others in about :data:`CHUNKS_PER_WORKER` ``× N`` chunks of equal cost (:func:`chunks_by_cost`) by ``N``
-    forked processes, the most costly chunk first (:func:`by_cost_first`, :class:`OrderedTasks`; the main process
-    only waits), the heap frozen before they fork (:func:`.heap.freeze`: a worker then copies no page of it); else
-    one by one in this process. Each job's ``failed``
+    When the builder writes documents in parallel (``-j N`` and every extension parallel-write safe), the jobs but
+    the first are written in about :data:`CHUNKS_PER_WORKER` ``× N`` chunks of equal cost (:func:`chunks_by_cost`)
+    by ``N`` forked processes, the most costly chunk first (:func:`by_cost_first`, :class:`OrderedTasks`), the heap
+    frozen before each forks (:func:`.heap.freeze`: a worker then copies no page of it). The first job is written
+    here while the first chunk is (as Sphinx writes its first document before the other forks: templates and
+    navigation ready); then the main process only waits. Else one by one in this process. Each job's ``failed``
     runs here, in the main process, in either case.
     """
     builder = app.builder
@@ -391,20 +391,26 @@ def write_pages(app: Sphinx, jobs: Sequence[PageJob], summary: str = "writing ge
                 chunk[index].failed(exc)
 
     if getattr(builder, "parallel_ok", False) and app.parallel > 1 and len(jobs) > 1:
-        # the first page here, as Sphinx writes its first document: templates compiled and the navigation
-        # resolved once, before the workers fork
-        report(jobs[:1], _write_chunk(app, jobs[:1]))
         chunks = by_cost_first(chunks_by_cost(jobs[1:], CHUNKS_PER_WORKER * app.parallel))
         progress = status_iterator(chunks, summary, "darkgreen", len(chunks), verbosity, stringify_func=_display)
-        freeze()  # what the first page loaded too
+        freeze()
         tasks = OrderedTasks(app.parallel)
 
         def on_done(chunk: Sequence[PageJob], failures: list[tuple[int, Exception]]) -> None:
             report(chunk, failures)
             next(progress)
 
-        for chunk in chunks:
-            tasks.add_task(lambda chunk: _write_chunk(app, chunk), chunk, on_done)
+        try:
+            # the most costly chunk starts at once; meanwhile the first page is written here, as Sphinx writes its
+            # first document, so that the workers forked after it find the templates compiled and the navigation
+            # resolved
+            tasks.add_task(lambda chunk: _write_chunk(app, chunk), chunks[0], on_done)
+            report(jobs[:1], _write_chunk(app, jobs[:1]))
+            for chunk in chunks[1:]:
+                tasks.add_task(lambda chunk: _write_chunk(app, chunk), chunk, on_done)
+        except BaseException:
+            tasks.terminate()
+            raise
         tasks.join()
         logger.info("")
         return
