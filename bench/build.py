@@ -11,7 +11,8 @@ Measures, in one run (not a test; prints, never asserts):
    time of each counts). Prints every run's wall and CPU seconds with the load average before it, the ratio
    ``-j 2 / -j 1`` (target: at most 0.7 in wall time), the same ratio estimated for idle cores from the CPU
    seconds of each process and parallel section (``bench/sphinx_timed.py``: on a shared machine ``-j 2`` gets
-   no second core to itself), and whether the two outputs agree on every generated page (usage,
+   no second core to itself), the median ratio of each ``-j 2`` run to the ``-j 1`` run just before it (steadier
+   when the machine's speed drifts over minutes), and whether the two outputs agree on every generated page (usage,
    repository-map records, snapshots), every lesson page and the usage downloads (byte for byte).
 2. **Excerpts**: generated projects with the same ``--excerpts`` line ranges of the pinned ``.py`` files
    (10 documents): *slime-source* cites them with ``slime-source`` (read from git objects at the pin);
@@ -36,6 +37,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -118,6 +120,9 @@ def bench_book(work: Path, repeat: int) -> None:
     two = min(runs[2], key=lambda t: t.wall)
     print(f"  ratio -j 2 / -j 1   {two.wall / one.wall:7.3f} wall {two.cpu / one.cpu:7.3f} CPU   "
           f"(target wall <= 0.7 {'met' if two.wall / one.wall <= 0.7 else 'NOT met'})")
+    pairs = sorted(b.wall / a.wall for a, b in zip(runs[1], runs[2], strict=True))
+    print(f"  pairs               {statistics.median(pairs):7.3f} median wall ratio of each -j 2 run to the -j 1 run "
+          f"just before it (the machine's speed drifts between runs): {' '.join(f'{r:.3f}' for r in pairs)}")
     one_idle = min(t.ideal for t in runs[1] if t.ideal is not None)
     two_idle = min(t.ideal for t in runs[2] if t.ideal is not None)
     print(f"  on idle cores       {two_idle / one_idle:7.3f} estimated from the CPU seconds of every process and "
