@@ -11,6 +11,7 @@ import pytest
 from docutils import nodes
 from sphinx.testing.util import SphinxTestApp
 
+import slimebook.sphinxext.heap as heap
 import slimebook.sphinxext.pages as pages
 from conftest import SourceRepo, copy_root
 from slimebook.sphinxext.pages import PageJob, chunks_by_cost, make_section, write_pages
@@ -138,6 +139,7 @@ def test_parallel_build_writes_pages_in_workers_and_reports_failures_here(build,
 
     started.clear()
     frozen.clear()
+    monkeypatch.setattr(heap, "_BUILDING", [True])  # called after the build: as if inside one that thaws at its end
     write_pages(app, [PageJob("extra/ok", "OK", lambda page: make_section("ok", "OK")),
                       PageJob("extra/broken", "Broken", broken, skip=(ValueError,), failed=failures.append)])
     assert started == [1] and frozen[0] > 0  # write_pages froze the heap itself before forking
@@ -159,9 +161,10 @@ def _freeze_count() -> int:
     return gc.get_freeze_count()
 
 
-def test_a_task_forks_with_the_heap_frozen_as_it_is_when_it_starts() -> None:
+def test_a_task_forks_with_the_heap_frozen_as_it_is_when_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
+    monkeypatch.setattr(heap, "_BUILDING", [True])  # inside a build whose end thaws (the heap extension's hooks)
     base = gc.get_freeze_count()
     counts: list[int] = []
     tasks = pages.OrderedTasks(1)
@@ -174,3 +177,15 @@ def test_a_task_forks_with_the_heap_frozen_as_it_is_when_it_starts() -> None:
         gc.unfreeze()
     # frozen right before the fork, the worker's collections do not walk (and copy) what the main process made
     assert len(kept) == 50_000 and counts and counts[0] >= base + 50_000
+
+
+def test_terminated_workers_are_waited_for() -> None:
+    import time
+
+    tasks = pages.OrderedTasks(2)
+    tasks.add_task(time.sleep, 30)
+    pids = [proc.pid for proc in tasks._procs.values()]
+    assert pids and all(pid for pid in pids)
+    tasks.terminate()
+    # reaped, not left a zombie of this process (Sphinx's terminate only sends SIGTERM)
+    assert [pid for pid in pids if Path(f"/proc/{pid}").exists()] == []

@@ -40,7 +40,7 @@ from sphinx.util.parallel import ParallelTasks
 from ..usage import CoverageRow
 from .anchors import moved_ids_script
 from .context import get_store
-from .heap import freeze
+from .heap import freeze_for_fork
 from .usagetables import Render, scroll
 
 __all__ = [
@@ -335,8 +335,8 @@ class OrderedTasks(ParallelTasks):
     (``dict.popitem`` on its waiting tasks), so a caller cannot say which work starts early. Here they start first
     in, first out. And when Sphinx's ``add_task`` finds that a finished task failed, it stops the running ones and
     returns as if nothing happened (the failed task's work is silently missing); here ``add_task`` raises that
-    ``SphinxParallelError``, as ``join`` does. And the heap is frozen (:func:`.heap.freeze`) right before a task
-    forks, not only when the tasks were added: what the main process allocated meanwhile (the doctrees it resolved
+    ``SphinxParallelError``, as ``join`` does. And the heap is frozen (:func:`.heap.freeze_for_fork`) right before a
+    task forks, not only when the tasks were added: what the main process allocated meanwhile (the doctrees it resolved
     for the next chunks, the results it merged) would otherwise be walked by the worker's first collections, which
     copies its pages into the worker (profiled on the book's ``-j 2`` writers: a worker's first page spent up to
     0.3 s more than the same page written again right after it, in no function of its own; gone with this freeze).
@@ -349,12 +349,20 @@ class OrderedTasks(ParallelTasks):
 
     def _join_one(self) -> bool:
         if self._precvs_waiting and (self._pworking < self.nproc or any(p.poll() for p in self._precvs.values())):
-            freeze()  # a task forks in this call (or, if a worker ends between two polls, in the next)
+            freeze_for_fork()  # a task forks in this call (or, if a worker ends between two polls, in the next)
         try:
             return super()._join_one()
         except Exception as exc:
             self._failure = exc
             raise
+
+    def terminate(self) -> None:
+        """Sphinx's ``terminate`` (each running worker sent ``SIGTERM``), and then each waited for (at most 5 s), so
+        that none is left a zombie in a process that goes on (a test run, a loop of builds)."""
+        running = [self._procs[tid] for tid in self._precvs]
+        super().terminate()
+        for proc in running:
+            proc.join(5)
 
     def add_task(self, task_func: Callable[..., Any], arg: Any = None,
                  result_func: Callable[[Any, Any], Any] | None = None) -> None:
@@ -377,9 +385,9 @@ def write_pages(app: Sphinx, jobs: Sequence[PageJob], summary: str = "writing ge
     When the builder writes documents in parallel (``-j N`` and every extension parallel-write safe), the jobs but
     the first are written in about :data:`CHUNKS_PER_WORKER` ``× N`` chunks of equal cost (:func:`chunks_by_cost`)
     by ``N`` forked processes, the most costly chunk first (:func:`by_cost_first`, :class:`OrderedTasks`), the heap
-    frozen before each forks (:func:`.heap.freeze`: a worker then copies no page of it). The first job is written
-    here while the first chunk is (as Sphinx writes its first document before the other forks: templates and
-    navigation ready); then the main process only waits. Else one by one in this process. Each job's ``failed``
+    frozen before each forks (:func:`.heap.freeze_for_fork`: a worker then copies no page of it). The first job is
+    written here while the first chunk is (as Sphinx writes its first document before the other forks: templates
+    and navigation ready); then the main process only waits. Else one by one in this process. Each job's ``failed``
     runs here, in the main process, in either case.
     """
     builder = app.builder
@@ -393,7 +401,7 @@ def write_pages(app: Sphinx, jobs: Sequence[PageJob], summary: str = "writing ge
     if getattr(builder, "parallel_ok", False) and app.parallel > 1 and len(jobs) > 1:
         chunks = by_cost_first(chunks_by_cost(jobs[1:], CHUNKS_PER_WORKER * app.parallel))
         progress = status_iterator(chunks, summary, "darkgreen", len(chunks), verbosity, stringify_func=_display)
-        freeze()
+        freeze_for_fork()
         tasks = OrderedTasks(app.parallel)
 
         def on_done(chunk: Sequence[PageJob], failures: list[tuple[int, Exception]]) -> None:
