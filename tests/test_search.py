@@ -4,11 +4,15 @@ every term a query can reach."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 import sphinx.search.zh as zh
 
+from conftest import copy_root
 from slimebook.sphinxext.search import chinese_search
 
 
@@ -200,10 +204,6 @@ def test_threads_loading_at_once_put_marshal_back() -> None:
 
 
 def test_jieba_is_imported_without_pkg_resources(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-    import textwrap
-
     ext = Path(__file__).resolve().parent.parent / "_ext"
     script = textwrap.dedent(f"""
         import sys
@@ -222,3 +222,45 @@ def test_jieba_is_imported_without_pkg_resources(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["事件", "循环", "在", "等待", "任务"]
+
+
+def _run(script: str) -> subprocess.CompletedProcess:
+    ext = Path(__file__).resolve().parent.parent / "_ext"
+    return subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ext)!r})\n" + script],
+                          capture_output=True, text=True, check=False)
+
+
+def test_jieba_finds_its_files_after_the_working_directory_is_gone(tmp_path: Path) -> None:
+    gone, cache = tmp_path / "gone", tmp_path / "cache"
+    gone.mkdir()
+    cache.mkdir()
+    done = _run(textwrap.dedent(f"""
+        import os
+        from slimebook.sphinxext.search import chinese_search
+        os.chdir({str(gone)!r})
+        os.rmdir({str(gone)!r})
+        chinese_search()
+        import jieba
+        jieba.dt.tmp_dir = {str(cache)!r}  # no cache file: jieba opens its dictionary file
+        print(" ".join(jieba.lcut("事件循环在等待任务")))
+    """))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["事件", "循环", "在", "等待", "任务"]
+
+
+@pytest.mark.parametrize("parallel", [0, 2])
+def test_a_chinese_book_builds_without_jieba(tmp_path: Path, parallel: int) -> None:
+    src = copy_root("parallelwrite", tmp_path / "src")
+    done = _run(textwrap.dedent(f"""
+        sys.modules["jieba"] = None  # not installed
+        sys.path.insert(0, {str(src)!r})
+        from io import StringIO
+        from pathlib import Path
+        from sphinx.testing.util import SphinxTestApp
+        app = SphinxTestApp("html", srcdir=Path({str(src)!r}), status=StringIO(), warning=StringIO(),
+                            parallel={parallel})
+        app.build()
+        print(app.statuscode, "gather_1" in (app.outdir / "searchindex.js").read_text(encoding="utf-8"))
+    """))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "True"]  # built, the Latin terms indexed

@@ -41,6 +41,7 @@ readers' chunks with that load (:data:`LOAD_SECONDS`) in the main process.
 from __future__ import annotations
 
 import marshal
+import os
 import re
 import sys
 import threading
@@ -107,17 +108,39 @@ def import_jieba() -> None:
     and every rebuild of the edit loop. So while jieba is imported, ``sys.modules["pkg_resources"]`` is ``None``
     (Python then raises ``ImportError`` for that import); the entry is removed again afterwards, so a later
     ``import pkg_resources`` works as usual. When ``pkg_resources`` is imported already, jieba uses it as before.
-    Returns nothing; a missing jieba is left for ``sphinx.search.zh`` to report, as Sphinx does."""
+    jieba's own fallback joins the working directory to its module's path, so it fails once the working directory
+    is deleted; it is replaced by an opener of the files next to jieba's module. Returns nothing; without jieba,
+    nothing happens (Sphinx's Chinese search then indexes the Latin terms only, as it does)."""
     if "jieba" in sys.modules or "pkg_resources" in sys.modules:
         return
     sys.modules["pkg_resources"] = None  # type: ignore[assignment]
     try:
-        import jieba  # noqa: F401 - imported for its side effect: in sys.modules for sphinx.search.zh
+        import jieba
+        import jieba._compat as compat
     except ImportError:
-        pass
+        return
     finally:
         if sys.modules.get("pkg_resources", 0) is None:
             del sys.modules["pkg_resources"]
+    if getattr(compat, "pkg_resources", None) is None:  # jieba took its fallback
+        here = os.path.dirname(os.path.abspath(compat.__file__))
+
+        def get_module_res(*res: str) -> BinaryIO:
+            return open(os.path.join(here, *res), "rb")  # noqa: SIM115 - jieba closes what it is given
+
+        for module in (compat, jieba):
+            if hasattr(module, "get_module_res"):
+                module.get_module_res = get_module_res
+
+
+def _has_jieba() -> bool:
+    """Whether jieba can be imported (imported through :func:`import_jieba`)."""
+    import_jieba()
+    try:
+        import jieba  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def chinese_search() -> type:
@@ -148,7 +171,8 @@ def chinese_search() -> type:
                 self.latin_terms.update(latin)
                 return _ALNUM.findall(input) + latin
             if self._user_words is not None:
-                load_dictionary()  # read faster than jieba reads it; the user dictionary then adds to it
+                if _has_jieba():  # without it Sphinx's split finds the Latin terms only
+                    load_dictionary()  # read faster than jieba reads it; the user dictionary then adds to it
                 words, self._user_words = self._user_words, None
                 if words and Path(words).is_file():
                     jieba_load_userdict(str(words))  # as SearchChinese.__init__ does
@@ -172,7 +196,7 @@ def _register(app: Sphinx) -> None:
 def loads_while_reading(app: Sphinx) -> bool:
     """Whether :func:`load_while_reading` will load jieba's dictionary in this build: an HTML builder with a search
     index in Chinese whose dictionary is not loaded yet."""
-    if not (_indexes_chinese(app) and getattr(app.builder, "search", False)):
+    if not (_indexes_chinese(app) and getattr(app.builder, "search", False) and _has_jieba()):
         return False
     import jieba
 
