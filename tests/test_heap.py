@@ -72,6 +72,38 @@ def test_forks_outside_a_heap_build_freeze_nothing(tmp_path: Path, sphinx_build)
     assert gc.get_freeze_count() == 0
 
 
+def test_a_build_that_fails_at_its_end_still_thaws(tmp_path: Path, sphinx_build) -> None:
+    from slimebook.sphinxext import heap
+
+    app = SphinxTestApp("html", srcdir=copy_root("parallelwrite", tmp_path / "a"), status=StringIO(),
+                        warning=StringIO(), parallel=2)
+    try:
+        heap.setup(app)
+
+        def fail(app, exception) -> None:
+            raise RuntimeError("a handler failed at build-finished")
+
+        app.connect("build-finished", fail, priority=400)  # before handlers of the default priority
+        with pytest.raises(Exception, match="a handler failed"):
+            app.build()
+    finally:
+        app.cleanup()
+    assert heap._BUILDING == [] and gc.get_freeze_count() == 0
+    sphinx_build(copy_root("parallelwrite", tmp_path / "b"), "html", parallel=2)  # the writer without the heap
+    assert gc.get_freeze_count() == 0
+
+
+def test_an_app_that_is_never_built_starts_no_build(tmp_path: Path) -> None:
+    from slimebook.sphinxext import heap
+
+    extensions = ["myst_parser", "slimebook.sphinxext.parallelwrite", "slimebook.sphinxext.heap"]
+    app = SphinxTestApp("html", srcdir=copy_root("parallelwrite", tmp_path / "src"), status=StringIO(),
+                        warning=StringIO(), confoverrides={"extensions": extensions})
+    app.cleanup()
+    # no build-finished will come: a later build's forks must not freeze as if inside this one
+    assert heap._BUILDING == []
+
+
 def test_an_earlier_build_is_freed_not_frozen_again(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     # a process that builds twice (the test suite does): the first book is garbage (app <-> builder <-> env are a
@@ -159,6 +191,7 @@ def test_the_first_build_of_a_process_does_not_collect(monkeypatch: pytest.Monke
 
     collections: list[int] = []
     monkeypatch.setattr(heap, "_ENDED", [])  # as in a fresh process
+    monkeypatch.setattr(heap, "_BUILDING", [])  # the build these calls stand for ends with the test
     monkeypatch.setattr(heap.gc, "collect", lambda *args: collections.append(1) or 0)
     try:
         heap.collect_and_freeze()

@@ -189,3 +189,25 @@ def test_terminated_workers_are_waited_for() -> None:
     tasks.terminate()
     # reaped, not left a zombie of this process (Sphinx's terminate only sends SIGTERM)
     assert [pid for pid in pids if Path(f"/proc/{pid}").exists()] == []
+
+
+def _ignore_sigterm_and_sleep(seconds: float) -> None:
+    import signal
+    import time
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as a handler inherited from a host program would
+    time.sleep(seconds)
+
+
+def test_a_worker_that_ignores_sigterm_is_killed() -> None:
+    import time
+
+    tasks = pages.OrderedTasks(2)
+    tasks.add_task(_ignore_sigterm_and_sleep, 30)
+    tasks.add_task(_ignore_sigterm_and_sleep, 30)
+    pids = [proc.pid for proc in tasks._procs.values()]
+    time.sleep(0.5)  # both ignore SIGTERM by now
+    started = time.monotonic()
+    tasks.terminate()
+    assert time.monotonic() - started < 8  # one wait for all, not 5 s each
+    assert [pid for pid in pids if Path(f"/proc/{pid}").exists()] == []

@@ -58,7 +58,7 @@ __all__ = ["collect_and_freeze", "freeze", "freeze_for_fork", "pause", "resume",
 _EXIT_HOOK: list[bool] = []  # one atexit registration per process
 _PAUSED: list[bool] = []  # not empty while pause() holds the collector
 _ENDED: list[bool] = []  # not empty once a build has ended in this process (see collect_and_freeze)
-_BUILDING: list[bool] = []  # not empty from builder-inited to build-finished of a build these hooks run in
+_BUILDING: list[bool] = []  # not empty from env-before-read-docs to build-finished of a build these hooks run in
 
 
 def freeze(*_args: Any) -> None:
@@ -71,16 +71,12 @@ def freeze(*_args: Any) -> None:
 
 
 def freeze_for_fork() -> None:
-    """:func:`freeze` right before a fork, in a build whose ``build-finished`` :func:`thaw` runs in (this module's
-    :func:`setup` connected it); nothing otherwise, so that an extension forking without this one (the parallel
-    writer loaded alone) does not keep every build's garbage for the rest of the process."""
+    """:func:`freeze` right before a fork, in a build this module's hooks run in, between its first freeze
+    (:func:`collect_and_freeze`, inside ``Sphinx.build``) and the :func:`thaw` at its ``build-finished`` (connected
+    first, so that no other handler failing there skips it); nothing otherwise, so that an extension forking without
+    this one (the parallel writer loaded alone) does not keep every build's garbage for the rest of the process."""
     if _BUILDING:
         gc.freeze()
-
-
-def _begin(*_args: Any) -> None:
-    if not _BUILDING:
-        _BUILDING.append(True)
 
 
 def collect_and_freeze(*_args: Any) -> None:
@@ -89,6 +85,8 @@ def collect_and_freeze(*_args: Any) -> None:
     :func:`freeze`. Event arguments are ignored."""
     if _ENDED:
         gc.collect()
+    if not _BUILDING:
+        _BUILDING.append(True)
     gc.freeze()
 
 
@@ -123,13 +121,13 @@ def setup(app: Sphinx) -> None:
     """Pause the collector while the environment loads, freeze before Sphinx forks readers and writers, thaw when
     the build ends, freeze again at exit."""
     resume()  # a pause an earlier application of this process left (its build failed before builder-inited)
+    _BUILDING.clear()  # a build an earlier application left without build-finished (interrupted): it is over
     app.connect("config-inited", pause, priority=999)
     app.connect("builder-inited", resume, priority=0)
-    app.connect("builder-inited", _begin, priority=0)
     # after what other handlers load for the forks
     app.connect("env-before-read-docs", collect_and_freeze, priority=900)
     app.connect("write-started", freeze, priority=900)
-    app.connect("build-finished", thaw)
+    app.connect("build-finished", thaw, priority=0)  # first: a handler that raises after it cannot skip it
     if not _EXIT_HOOK:
         atexit.register(gc.freeze)
         _EXIT_HOOK.append(True)

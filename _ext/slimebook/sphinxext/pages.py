@@ -21,6 +21,7 @@ once per page.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -357,12 +358,18 @@ class OrderedTasks(ParallelTasks):
             raise
 
     def terminate(self) -> None:
-        """Sphinx's ``terminate`` (each running worker sent ``SIGTERM``), and then each waited for (at most 5 s), so
-        that none is left a zombie in a process that goes on (a test run, a loop of builds)."""
+        """Sphinx's ``terminate`` (each running worker sent ``SIGTERM``), then the workers waited for, 5 s for all of
+        them, so that none is left a zombie in a process that goes on (a test run, a loop of builds); a worker
+        still running then (one that ignores ``SIGTERM``, a handler it inherited) is killed, so that it cannot write
+        on after the build failed."""
         running = [self._procs[tid] for tid in self._precvs]
         super().terminate()
+        deadline = time.monotonic() + 5
         for proc in running:
-            proc.join(5)
+            proc.join(max(0.0, deadline - time.monotonic()))
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
 
     def add_task(self, task_func: Callable[..., Any], arg: Any = None,
                  result_func: Callable[[Any, Any], Any] | None = None) -> None:
