@@ -69,7 +69,7 @@ slimebook_lock = "sources/sources.toml"
 # House rules (slimebook.sphinxext.houserules): every guide chapter holds a context box; a Slime definition named
 # in prose is cited with {slime} somewhere in the same document (checked in every document: guide, lessons, meta).
 slimebook_context_box_docs = ["chapters/guide/*", "!chapters/guide/index", "!chapters/guide/reading-order",
-                              "!chapters/guide/reuse-roadmap"]
+                              "!chapters/guide/reuse-roadmap", "chapters/training/*", "!chapters/training/index"]
 slimebook_lint_symbols = ["*"]
 # Published anchors: `make anchors-check` / `make anchors-update` (see slimebook.sphinxext.anchors).
 slimebook_anchors_manifest = "sources/anchors.txt"
