@@ -94,10 +94,17 @@ NODE_DIR = _node_dir()
 _MERMAID_STATIC = NODE_DIR / "static"
 MERMAID_LOCAL = (_MERMAID_STATIC / "mermaid" / "mermaid.esm.min.mjs").is_file()
 
+# MathJax 3 (the formulas of the loss chapter) comes from the same static directory: a page with math loads
+# _static/mathjax/tex-chtml.js, which finds its fonts and TeX extensions beside it. Without npm Sphinx's default
+# (MathJax from cdn.jsdelivr.net) stays and the build log says so.
+MATHJAX_LOCAL = (_MERMAID_STATIC / "mathjax" / "tex-chtml.js").is_file()
+
 mermaid_version = json.loads(_NPM_LOCK.read_text())["packages"]["node_modules/mermaid"]["version"]
 if MERMAID_LOCAL:
     html_static_path.append(str(_MERMAID_STATIC))
     mermaid_use_local = "mermaid/mermaid.esm.min.mjs"  # relative to _static; resolved per page
+if MATHJAX_LOCAL:
+    mathjax_path = "mathjax/tex-chtml.js"  # relative to _static
 mermaid_include_elk = False  # the ELK layout would be another CDN import
 mermaid_d3_zoom = False  # d3 would come from the CDN (d3_use_local is not resolved per page)
 mermaid_cmd = str(NODE_DIR / "node_modules" / ".bin" / "mmdc")
@@ -147,14 +154,20 @@ latex_elements = {
 }
 
 
-def _report_mermaid(app) -> None:
-    if app.builder.format == "html" and not MERMAID_LOCAL:
-        from sphinx.util import logging
+def _report_cdn_fallbacks(app) -> None:
+    """Say in the build log which browser bundle (mermaid, MathJax) pages load from a CDN for want of npm."""
+    if app.builder.format != "html":
+        return
+    from sphinx.util import logging
 
-        logging.getLogger("conf").info(
-            "slimebook: mermaid is not in %s (run `bash .ci/node-deps.sh`, needs npm); pages will load "
-            "mermaid %s from cdn.jsdelivr.net instead of _static.", _MERMAID_STATIC, mermaid_version)
+    log = logging.getLogger("conf")
+    if not MERMAID_LOCAL:
+        log.info("slimebook: mermaid is not in %s (run `bash .ci/node-deps.sh`, needs npm); pages will load "
+                 "mermaid %s from cdn.jsdelivr.net instead of _static.", _MERMAID_STATIC, mermaid_version)
+    if not MATHJAX_LOCAL:
+        log.info("slimebook: MathJax is not in %s (run `bash .ci/node-deps.sh`, needs npm); pages with formulas "
+                 "will load MathJax from cdn.jsdelivr.net instead of _static.", _MERMAID_STATIC)
 
 
 def setup(app):
-    app.connect("builder-inited", _report_mermaid)
+    app.connect("builder-inited", _report_cdn_fallbacks)

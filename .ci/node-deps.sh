@@ -4,11 +4,13 @@
 #   mermaid                  its ESM browser bundle is staged in static/mermaid/ and conf.py adds that
 #                            directory to html_static_path, so pages load mermaid from _static (no CDN)
 #   @mermaid-js/mermaid-cli  `mmdc`, which renders each diagram to PDF for the LaTeX builder
+#   mathjax                  MathJax 3's TeX-to-HTML bundle (tex-chtml.js), with the fonts and the TeX extensions
+#                            it loads on demand, staged in static/mathjax/ (conf.py sets mathjax_path to it)
 #   puppeteer                mmdc's browser driver; its browser download is skipped (--ignore-scripts,
 #                            PUPPETEER_SKIP_DOWNLOAD): puppeteer.json points it at /usr/bin/chromium
 #
 # Where: $SLIMEBOOK_NODE, else <slimebook cache>/node, one directory per lock-file hash:
-#   <base>/<sha12>/node_modules/  <base>/<sha12>/static/mermaid/  <base>/<sha12>/puppeteer.json
+#   <base>/<sha12>/node_modules/  <base>/<sha12>/static/{mermaid,mathjax}/  <base>/<sha12>/puppeteer.json
 # The browser is $SLIMEBOOK_CHROMIUM, else /usr/bin/chromium; never a downloaded one, except with
 # SLIMEBOOK_BROWSER_DOWNLOAD=1 where no distribution Chromium exists (.readthedocs.yaml sets it).
 # conf.py computes the same <sha12>. The install happens in a temporary directory renamed into place when
@@ -62,7 +64,7 @@ mkdir -p "$base"
 tmp=$(mktemp -d "$base/.tmp-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cp .ci/npm/package.json "$lock" "$tmp/"
-echo "node-deps: npm ci (mermaid, mermaid-cli) into $dest" >&2
+echo "node-deps: npm ci (mermaid, mermaid-cli, mathjax) into $dest" >&2
 (cd "$tmp" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
 
 # Stage only what a page loads: the ESM entry point and its chunk directory (not the whole dist/).
@@ -71,6 +73,16 @@ mkdir -p "$tmp/static/mermaid/chunks"
 cp "$dist/mermaid.esm.min.mjs" "$tmp/static/mermaid/"
 cp -r "$dist/chunks/mermaid.esm.min" "$tmp/static/mermaid/chunks/"
 cp "$tmp/node_modules/mermaid/LICENSE" "$tmp/static/mermaid/LICENSE.txt" 2>/dev/null || true
+# MathJax: the combined TeX + CommonHTML component and what it loads relative to itself (fonts, TeX extensions
+# autoloaded by name, the menu and its accessibility components); not the speech engine (sre, 4 MB) nor the
+# other combined components.
+mj=$tmp/node_modules/mathjax/es5
+mkdir -p "$tmp/static/mathjax/output/chtml" "$tmp/static/mathjax/input/tex"
+cp "$mj/tex-chtml.js" "$tmp/static/mathjax/"
+cp -r "$mj/output/chtml/fonts" "$tmp/static/mathjax/output/chtml/"
+cp -r "$mj/input/tex/extensions" "$tmp/static/mathjax/input/tex/"
+cp -r "$mj/ui" "$mj/a11y" "$tmp/static/mathjax/"
+cp "$tmp/node_modules/mathjax/LICENSE" "$tmp/static/mathjax/LICENSE.txt" 2>/dev/null || true
 write_puppeteer_config "$tmp"
 touch "$tmp/.complete"
 if mv -T "$tmp" "$dest" 2>/dev/null; then trap - EXIT; fi   # lost a race with another install: keep theirs

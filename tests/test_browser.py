@@ -2,10 +2,10 @@
 over pages served by a stdlib ``http.server`` thread on 127.0.0.1.
 
 Checked on a small ``sphinx.testing`` root (tests/roots/test-browser, against a git fixture built here): no
-console errors and no request leaving 127.0.0.1, mermaid blocks become SVG from ``_static``, the copy button
-copies an excerpt without its line numbers, and a quoted line holding ``<script>alert(1)</script>`` is text that
-runs nothing; Chinese ("事件循环") and English ("gather") searches find their pages. The same searches run on the
-real book when the pinned Slime commit is in the cache.
+console errors and no request leaving 127.0.0.1, mermaid blocks become SVG and formulas are typeset by MathJax,
+both from ``_static``; the copy button copies an excerpt without its line numbers, and a quoted line holding
+``<script>alert(1)</script>`` is text that runs nothing; Chinese ("事件循环") and English ("gather") searches find
+their pages. The same searches run on the real book when the pinned Slime commit is in the cache.
 
 Skips, saying why, without Playwright or /usr/bin/chromium; ``.ci/run`` installs both (Debian ``chromium``
 through ``.ci/system-deps.sh browser``, Playwright through the ``dev`` extra).
@@ -215,7 +215,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_pages_load_without_errors_or_foreign_requests(site: str, visit) -> None:
-    for page in ("index.html", "loop.html", "gather.html", "search.html"):
+    for page in ("index.html", "loop.html", "gather.html", "math.html", "search.html"):
         seen = visit(f"{site}/{page}")
         seen.page.wait_for_load_state("networkidle")
         seen.assert_clean()
@@ -237,6 +237,20 @@ def test_mermaid_becomes_svg_from_static(site: str, visit) -> None:
     loaded = [u for u in seen.requests if "mermaid" in u and u.endswith(".mjs")]
     assert any(u.endswith("/_static/mermaid/mermaid.esm.min.mjs") for u in loaded), loaded
     seen.page.wait_for_load_state("networkidle")
+    seen.assert_clean()
+
+
+def test_math_is_typeset_from_static(site: str, visit) -> None:
+    if MERMAID_STATIC is None or not (MERMAID_STATIC / "mathjax" / "tex-chtml.js").is_file():
+        pytest.skip("MathJax is not staged in the cache (run `bash .ci/node-deps.sh`, needs npm); without it the "
+                    "pages load MathJax from the jsDelivr CDN, which this offline test refuses")
+    seen = visit(f"{site}/math.html")
+    seen.page.wait_for_function("() => document.querySelectorAll('mjx-container').length === 2")
+    assert seen.page.locator("mjx-container[display='true']").count() == 1  # the block formula
+    seen.page.wait_for_load_state("networkidle")
+    loaded = [u for u in seen.requests if "mathjax" in u]
+    assert any(urlsplit(u).path.endswith("/_static/mathjax/tex-chtml.js") for u in loaded), loaded
+    assert any(".woff" in u for u in loaded), loaded  # its fonts came from beside it
     seen.assert_clean()
 
 

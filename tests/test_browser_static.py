@@ -1,8 +1,9 @@
-"""Offline HTML without a browser: where the pages import mermaid from, with and without the npm bundle.
+"""Offline HTML without a browser: where the pages load mermaid and MathJax from, with and without the npm bundle.
 
-With the bundle staged by .ci/node-deps.sh, every page imports mermaid from its own ``_static`` and no page
-names a CDN; without it (no npm), the build still succeeds, says so in its log, and pages import the same
-mermaid version from jsDelivr (the documented fallback).
+With the bundle staged by .ci/node-deps.sh, every page imports mermaid from its own ``_static``, a page with
+formulas loads MathJax from there, and no page names a CDN; without it (no npm), the build still succeeds, says
+so in its log, and pages load the same mermaid version, and Sphinx's default MathJax, from jsDelivr (the
+documented fallback).
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ def test_pages_import_mermaid_from_static(tmp_path: Path) -> None:
     assert (static / "mermaid.esm.min.mjs").is_file()
     assert len(list((static / "chunks" / "mermaid.esm.min").glob("*.mjs"))) > 50  # the lazy-loaded diagram code
     assert "pages will load mermaid" not in app._status.getvalue()
+    # MathJax only where there is math, from the page's own _static, with its fonts beside it
+    assert '<script defer="defer" src="_static/mathjax/tex-chtml.js' in pages["math.html"]
+    assert "mathjax" not in pages["loop.html"].lower()
+    fonts = Path(app.outdir) / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2"
+    assert len(list(fonts.glob("*.woff"))) > 10
+    assert "pages with formulas will load MathJax" not in app._status.getvalue()
 
 
 def test_without_npm_bundle_pages_fall_back_to_the_cdn_and_say_so(tmp_path: Path) -> None:
@@ -45,3 +52,5 @@ def test_without_npm_bundle_pages_fall_back_to_the_cdn_and_say_so(tmp_path: Path
     index = _pages(Path(app.outdir))["index.html"]
     assert f"https://cdn.jsdelivr.net/npm/mermaid@{LOCK_VERSION}/dist/mermaid.esm.min.mjs" in index
     assert not (Path(app.outdir) / "_static" / "mermaid").exists()
+    assert "pages with formulas will load MathJax from cdn.jsdelivr.net" in app._status.getvalue()
+    assert "https://cdn.jsdelivr.net/npm/mathjax@" in _pages(Path(app.outdir))["math.html"]
