@@ -394,6 +394,7 @@ def test_errors_are_located(build) -> None:
     warnings = app._warning.getvalue()
     src = app.srcdir / "index.md"
     waivers = app.srcdir / "coverage-waivers.toml"
+    lesson = app.srcdir / "lesson.md"
     expected = [
         (f"index.md:{_line_of(src, ':category: nope') - 1}", "usage-index: :category: unknown 'nope'"),
         (f"index.md:{_line_of(src, ':kind: bogus') - 1}", "usage-index: :kind: unknown 'bogus'"),
@@ -411,6 +412,10 @@ def test_errors_are_located(build) -> None:
          "stale waiver 'asyncio.sleep': every name it matches is taught by a lesson: asyncio.sleep"),
         (f"{waivers}:1", "coverage: threading.Thread (threading, 1 occurrence at the pin) is taught by no lesson"),
         (f"{waivers}:1", "coverage: syntax:async_def (syntax, 3 occurrences at the pin) is taught by no lesson"),
+        (f"lesson.md:{_line_of(lesson, 'asyncio.gahter')}", "lesson-teaches: 'asyncio.gahter' can never match the "
+         "usage scan: the standard library has no such name"),
+        (f"lesson.md:{_line_of(lesson, 'syntax:awiat')}", "lesson-teaches: 'syntax:awiat' can never match the "
+         "usage scan: unknown syntax kind 'awiat'"),
     ]
     for where, message in expected:
         assert re.search(rf"{re.escape(where)}: WARNING: .*{re.escape(message)}", warnings), (where, message, warnings)

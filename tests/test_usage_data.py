@@ -14,8 +14,11 @@ from slimebook.usage import (
     QueryError,
     WaiverError,
     coverage,
+    declaration_problem,
+    instance_uses,
     key_of,
     name_anchor,
+    names_of,
     parse_list,
     parse_waivers,
     select,
@@ -129,6 +132,56 @@ def test_coverage_unmapped_first() -> None:
     result = coverage(RECORDS, {"l": ["asyncio.gather"]}, [])
     assert [row.status for row in result.rows][:4] == ["unmapped"] * 4
     assert result.rows[-1].key == "asyncio.gather"
+
+
+# A method a subclass inherits (asyncio.Task from asyncio.Future), and classes only reached through instances.
+INHERITED = [
+    occ(1, "method_call", "asyncio.Task.add_done_callback", "asyncio"),
+    occ(2, "method_call", "asyncio.Task.get_name", "asyncio"),
+    occ(3, "method_call", "concurrent.futures.Future.result", "executors", "b.py"),
+    occ(4, "method_call", "concurrent.futures.ThreadPoolExecutor.submit", "executors", "b.py"),
+]
+
+
+def test_a_subclass_use_counts_for_the_base_method_that_it_inherits() -> None:
+    assert names_of(INHERITED[0]) == ["asyncio.Task.add_done_callback", "asyncio.Future.add_done_callback"]
+    assert names_of(INHERITED[1]) == ["asyncio.Task.get_name"]  # Future has no get_name
+    assert names_of(INHERITED[3]) == ["concurrent.futures.ThreadPoolExecutor.submit",
+                                      "concurrent.futures.Executor.submit"]
+    chosen = select(INHERITED, Query(names=("asyncio.Future.add_done_callback",)))
+    assert [r.name for r in chosen] == ["asyncio.Task.add_done_callback"]  # the row keeps the receiver's class
+    result = coverage(INHERITED, {"l13": ["asyncio.Future.add_done_callback", "concurrent.futures.Executor.*"]}, [])
+    rows = {row.key: row for row in result.rows}
+    assert rows["asyncio.Task.add_done_callback"].lessons == ("l13",)
+    assert rows["concurrent.futures.ThreadPoolExecutor.submit"].lessons == ("l13",)
+    assert rows["asyncio.Task.get_name"].status == "unmapped"
+    assert result.absent == [] and result.instance_only == []
+
+
+def test_a_class_never_named_but_used_through_instances_is_not_absent() -> None:
+    teaches = {"l13": ["asyncio.Future", "concurrent.futures.Future", "asyncio.Event"]}
+    result = coverage(INHERITED, teaches, [])
+    assert result.instance_only == [("l13", "asyncio.Future", 1), ("l13", "concurrent.futures.Future", 1)]
+    assert result.absent == [("l13", "asyncio.Event")]
+    assert [r.name for r in instance_uses(INHERITED, "asyncio.Future")] == ["asyncio.Task.add_done_callback"]
+    assert [r.name for r in instance_uses(INHERITED, "asyncio.Task")] == ["asyncio.Task.add_done_callback",
+                                                                          "asyncio.Task.get_name"]
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("asyncio.gather", None), ("asyncio.Queue.*", None), ("syntax:await", None), ("anext", None),
+    ("typing.Protocol", None), ("typing.runtime_checkable", None), ("collections.abc.AsyncIterator", None),
+    ("asyncio.Task.add_done_callback", None), ("asyncio.Queue.shutdown", None),  # 3.13's, but in the table
+    ("multiprocessing.context.BaseContext.Pool", None), ("signal.SIGKILL", None),
+    ("asyncio.gahter", "the standard library has no such name"),
+    ("asyncio.Quue.*", "the standard library has no such name"),
+    ("asyncio.Task.cancle", "asyncio.Task has no tracked method 'cancle'"),
+    ("syntax:awiat", "unknown syntax kind 'awiat'"),
+    ("os.path.join", "no category of the scanner's table holds it"),
+])
+def test_declaration_problem(name: str, problem: str | None) -> None:
+    found = declaration_problem(name)
+    assert found == problem if problem is None else problem in found
 
 
 class FakeStore:

@@ -14,6 +14,7 @@ plain data; nothing knows about Sphinx, so each piece is unit-tested on hand-mad
 
 from __future__ import annotations
 
+import importlib
 import re
 import tomllib
 from collections import Counter
@@ -21,12 +22,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase, translate
 
-from .scan.categories import API_PREFIXES, BUILTINS, CATEGORIES
+from .scan.categories import (
+    API_PREFIXES,
+    BUILTINS,
+    CATEGORIES,
+    TYPES,
+    ancestors,
+    category_of,
+    inherited_names,
+    split_method,
+)
 from .scan.records import KINDS, Occurrence, ScanResult
 
 __all__ = [
     "API_KINDS",
     "COLUMNS",
+    "SYNTAX_KINDS",
     "DEFAULT_KINDS",
     "Coverage",
     "CoverageRow",
@@ -38,7 +49,11 @@ __all__ = [
     "WaiverError",
     "category_members",
     "coverage",
+    "declaration_problem",
+    "instance_uses",
     "key_of",
+    "names_of",
+    "receiver_types",
     "name_anchor",
     "parse_list",
     "parse_waivers",
@@ -56,6 +71,85 @@ COLUMNS: tuple[str, ...] = ("id", "location", "code", "scope", "name", "kind", "
 def key_of(record: Occurrence) -> str:
     """The name a lesson declares for ``record``: ``syntax:await`` for syntax, else the record's name."""
     return f"syntax:{record.name}" if record.kind == "syntax" else record.name
+
+
+def names_of(record: Occurrence) -> list[str]:
+    """Every name ``record`` counts for: its :func:`key_of`, then, for a method use on a subclass, the same
+    method of each tracked base class that defines it (``asyncio.Task.done`` also counts as
+    ``asyncio.Future.done``; :data:`~slimebook.scan.categories.TYPE_BASES`)."""
+    key = key_of(record)
+    return [key, *inherited_names(key)] if record.kind == "method_call" else [key]
+
+
+def receiver_types(record: Occurrence) -> list[str]:
+    """For a ``method_call`` record, its receiver's tracked type and that type's tracked bases; else ``[]``."""
+    split = split_method(record.name) if record.kind == "method_call" else None
+    return [split[0], *ancestors(split[0])] if split else []
+
+
+def instance_uses(records: Iterable[Occurrence], pattern: str) -> list[Occurrence]:
+    """The uses of a method of the class ``pattern`` names (a tracked type's name or a glob), on its instances
+    or on a subclass's that inherit the method: what a class whose name Slime never writes is still used
+    through (``asyncio.Future`` through ``asyncio.Task.add_done_callback``, not through ``asyncio.Task.get_name``)."""
+    methods = pattern + ".*"
+    return [r for r in records if r.kind == "method_call" and any(fnmatchcase(n, methods) for n in names_of(r))]
+
+
+#: Syntax kinds the scanner records (``syntax:await`` …), as :mod:`slimebook.scan.visitor` names them.
+SYNTAX_KINDS: tuple[str, ...] = (
+    "async_def", "await", "async_with", "async_for", "async_comprehension", "async_generator",
+)
+
+
+def _stdlib_has(name: str) -> bool:
+    """True when the dotted ``name`` is an attribute path of an importable standard-library module of the
+    running interpreter (``asyncio.Task.cancel``, ``multiprocessing.context.BaseContext.Pool``)."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def declaration_problem(name: str) -> str | None:
+    """Why a ``lesson-teaches`` name (or glob) can never match a scan record, or None when it can.
+
+    A name can match when it is a syntax kind the scanner records (``syntax:await``), a builtin it reports
+    (``anext``), a method of a tracked type (``asyncio.Queue.shutdown``), or a name in a category of the table
+    (:func:`~slimebook.scan.categories.category_of`) that the running interpreter's standard library has
+    (so ``asyncio.gahter`` is a typo, not an unused API). A glob is checked up to its first wildcard.
+    """
+    stem = re.split(r"[*?\[]", name, maxsplit=1)[0]
+    if stem != name:  # a glob: its fixed part must lead somewhere
+        stem = stem.rstrip(".")
+        if not stem:
+            return None
+    if stem.startswith("syntax:"):
+        kind = stem[len("syntax:"):]
+        if stem == name and kind not in SYNTAX_KINDS:
+            return f"unknown syntax kind {kind!r}; the scanner records {', '.join(SYNTAX_KINDS)}"
+        return None
+    if stem in BUILTINS or stem in TYPES:
+        return None
+    split = split_method(stem)
+    if split is not None:
+        type_name, method = split
+        known = {m for t in (type_name, *ancestors(type_name)) for m in TYPES[t]}
+        if stem == name and method not in known:
+            return f"{type_name} has no tracked method {method!r}; the scanner knows {', '.join(sorted(known))}"
+        return None
+    if category_of(stem) is None:
+        return "no category of the scanner's table holds it (slimebook.scan.categories.API_PREFIXES)"
+    if not _stdlib_has(stem):
+        return "the standard library has no such name (a typo?)"
+    return None
 
 
 def name_anchor(key: str) -> str:
@@ -118,10 +212,11 @@ class Query:
         return not self.names or self.pattern_index(record) is not None
 
     def pattern_index(self, record: Occurrence) -> int | None:
-        """The index of the first name glob that matches ``record`` (None when none does)."""
-        key = key_of(record)
+        """The index of the first name glob that matches ``record`` (None when none does): its name, its
+        :func:`key_of`, or a base class's name of the method it uses (:func:`names_of`)."""
+        names = [*names_of(record), record.name]
         for index, pattern in enumerate(self.names):
-            if fnmatchcase(key, pattern) or fnmatchcase(record.name, pattern):
+            if any(fnmatchcase(name, pattern) for name in names):
                 return index
         return None
 
@@ -277,13 +372,17 @@ class Coverage:
             and name.
         stale: ``(waiver, why)`` for each waiver pattern that excuses nothing (it matches no scanned
             name, or only names a lesson teaches).
-        absent: ``(docname, pattern)`` for each declared name that matches no scanned name.
+        absent: ``(docname, pattern)`` for each declared name that matches no scanned name and no class
+            whose instances are used.
+        instance_only: ``(docname, pattern, uses)`` for each declared class name that Slime never writes but
+            whose instances' methods it calls ``uses`` times (:func:`instance_uses`).
         waiver_hits: pattern → the names it matches, whatever their status.
     """
 
     rows: list[CoverageRow]
     stale: list[tuple[Waiver, str]] = field(default_factory=list)
     absent: list[tuple[str, str]] = field(default_factory=list)
+    instance_only: list[tuple[str, str, int]] = field(default_factory=list)
     waiver_hits: dict[str, list[str]] = field(default_factory=dict)
 
     def by_status(self, status: str) -> list[CoverageRow]:
@@ -294,7 +393,7 @@ _STATUS_ORDER = {"unmapped": 0, "waived": 1, "taught": 2}
 
 
 def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]],
-             waivers: Sequence[Waiver], order: Sequence[str] = ()) -> Coverage:
+             waivers: Sequence[Waiver], order: Sequence[str] = (), confirmed: Sequence[Occurrence] = ()) -> Coverage:
     """Map every API name and syntax kind in ``records`` to the lessons that teach it or a waiver.
 
     Args:
@@ -302,16 +401,19 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
         teaches: docname → names (or globs) declared by its ``lesson-teaches``.
         waivers: from :func:`parse_waivers`.
         order: docnames in reading order (lessons are listed in this order, unknown ones after, by name).
+        confirmed: instance candidates a person confirmed, as ``method_call`` records named by the confirmed
+            API; they count as instance uses of a declared class (``instance_only``), nothing else.
     """
     code: Counter[str] = Counter()
     doc: Counter[str] = Counter()
     category: dict[str, str] = {}
-    for record in records:
-        if record.kind not in API_KINDS:
-            continue
+    also: dict[str, list[str]] = {}  # key → the base-class names it counts for as well
+    api_records = [r for r in records if r.kind in API_KINDS]
+    for record in api_records:
         key = key_of(record)
         (doc if record.source == "doc" else code)[key] += 1
         category.setdefault(key, record.category)
+        also.setdefault(key, names_of(record))
     rank = {docname: n for n, docname in enumerate(order)}
     lessons_in_order = sorted(teaches, key=lambda d: (rank.get(d, len(rank)), d))
 
@@ -319,7 +421,7 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
     declared = {d: re.compile("|".join(f"(?:{translate(p)})" for p in teaches[d]) or "(?!)") for d in teaches}
     rows = []
     for key in category:
-        lessons = tuple(d for d in lessons_in_order if declared[d].match(key))
+        lessons = tuple(d for d in lessons_in_order if any(declared[d].match(name) for name in also[key]))
         waiver = None if lessons else next((w for w in waivers if w.matches(key)), None)
         rows.append(CoverageRow(key, category[key], code[key], doc[key], lessons, waiver))
     cat_rank = {c: n for n, c in enumerate(CATEGORIES)}
@@ -334,9 +436,15 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
             result.stale.append((waiver, "matches no API name or syntax kind found at the pin"))
         elif all(key in taught for key in hits):
             result.stale.append((waiver, "every name it matches is taught by a lesson: " + ", ".join(hits)))
+    every_name = {name for names in also.values() for name in names}
     for docname in lessons_in_order:
         for pattern in teaches[docname]:
-            if not any(fnmatchcase(key, pattern) for key in category):
+            if any(fnmatchcase(name, pattern) for name in every_name):
+                continue
+            uses = len(instance_uses([*api_records, *confirmed], pattern))
+            if uses:
+                result.instance_only.append((docname, pattern, uses))
+            else:
                 result.absent.append((docname, pattern))
     return result
 

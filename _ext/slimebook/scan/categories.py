@@ -12,7 +12,9 @@ edit, not a code path:
 * :data:`BUILTINS` are the builtins reported as ``api_call`` / ``api_reference`` when not shadowed.
 * :data:`TYPES` maps each tracked stdlib type (by its public qualified name) to its method names;
   a method call on a receiver with evidence of one of these types is a ``method_call`` named
-  ``Type.method``. :data:`TYPE_ALIASES` folds implementation names onto the public ones.
+  ``Type.method``. :data:`TYPE_ALIASES` folds implementation names onto the public ones;
+  :data:`TYPE_BASES` says which tracked type inherits from which (a use of ``asyncio.Task.done`` also
+  counts for ``asyncio.Future.done``).
 * :data:`CONSTRUCTORS`, :data:`AWAIT_CONSTRUCTORS` and :data:`METHOD_RETURNS` say what a call
   returns (constructor evidence); :data:`ENTER_RETURNS_SELF` says which types bind themselves in
   ``with X() as name`` (context-manager evidence).
@@ -45,8 +47,12 @@ __all__ = [
     "METHOD_RETURNS",
     "TYPES",
     "TYPE_ALIASES",
+    "TYPE_BASES",
+    "ancestors",
     "canonical_type",
     "category_of",
+    "inherited_names",
+    "split_method",
     "table_digest",
 ]
 
@@ -109,6 +115,9 @@ API_PREFIXES: dict[str, str] = {
     "contextlib.AbstractAsyncContextManager": "contextlib-async",
     **{f"inspect.{name}": "inspect-async" for name in _INSPECT_ASYNC},
     **{f"typing.{name}": "async-typing" for name in (*_ASYNC_ABCS, "AsyncContextManager")},
+    # structural capability checks (lesson 21): an async interface declared as a Protocol, checked by isinstance
+    "typing.Protocol": "async-typing",
+    "typing.runtime_checkable": "async-typing",
     **{f"collections.abc.{name}": "async-typing" for name in _ASYNC_ABCS},
     "time.sleep": "time-sleep",
     **{f"os.{name}": "os-process" for name in _OS_PROCESS},
@@ -226,6 +235,26 @@ TYPES: dict[str, tuple[str, ...]] = {
     "selectors.SelectSelector": _SELECTOR,
     "selectors.PollSelector": _SELECTOR,
     "selectors.EpollSelector": _SELECTOR,
+}
+
+#: Tracked type → the tracked type it inherits from (the standard library's own class hierarchy, as documented
+#: in each module's reference). A method call on a receiver of the subclass is recorded under the subclass
+#: (``asyncio.Task.add_done_callback``) and counts for the base class's name as well when the base defines the
+#: method (:func:`inherited_names`).
+TYPE_BASES: dict[str, str] = {
+    "asyncio.Task": "asyncio.Future",
+    "asyncio.TimerHandle": "asyncio.Handle",
+    "asyncio.PriorityQueue": "asyncio.Queue",
+    "asyncio.LifoQueue": "asyncio.Queue",
+    "asyncio.BoundedSemaphore": "asyncio.Semaphore",
+    "threading.Timer": "threading.Thread",
+    "threading.BoundedSemaphore": "threading.Semaphore",
+    "queue.PriorityQueue": "queue.Queue",
+    "queue.LifoQueue": "queue.Queue",
+    "concurrent.futures.ThreadPoolExecutor": "concurrent.futures.Executor",
+    "concurrent.futures.ProcessPoolExecutor": "concurrent.futures.Executor",
+    "multiprocessing.JoinableQueue": "multiprocessing.Queue",
+    "multiprocessing.pool.ThreadPool": "multiprocessing.pool.Pool",
 }
 
 #: Implementation or alternative names → the public name used in :data:`TYPES`.
@@ -379,6 +408,32 @@ BUILTIN_TYPES: frozenset[str] = frozenset({
 })
 
 
+def ancestors(type_name: str) -> list[str]:
+    """The tracked base classes of ``type_name``, nearest first (``asyncio.Task`` → ``["asyncio.Future"]``)."""
+    found: list[str] = []
+    while type_name in TYPE_BASES and TYPE_BASES[type_name] not in found:
+        type_name = TYPE_BASES[type_name]
+        found.append(type_name)
+    return found
+
+
+def split_method(name: str) -> tuple[str, str] | None:
+    """``"asyncio.Task.cancel"`` → ``("asyncio.Task", "cancel")`` when the part before the last dot is a tracked
+    type (a ``method_call`` record's name), else None."""
+    type_name, _, method = name.rpartition(".")
+    return (type_name, method) if type_name in TYPES else None
+
+
+def inherited_names(name: str) -> list[str]:
+    """The names a method use ``Type.method`` also counts for: ``Base.method`` for each tracked ancestor
+    that defines ``method`` (``asyncio.Task.add_done_callback`` → ``["asyncio.Future.add_done_callback"]``)."""
+    split = split_method(name)
+    if split is None:
+        return []
+    type_name, method = split
+    return [f"{base}.{method}" for base in ancestors(type_name) if method in TYPES[base]]
+
+
 def canonical_type(qualname: str) -> str:
     """The public type name for ``qualname`` (``asyncio.queues.Queue`` → ``asyncio.Queue``)."""
     return TYPE_ALIASES.get(qualname, qualname)
@@ -405,7 +460,7 @@ def category_of(qualname: str) -> str | None:
 
 def table_digest() -> str:
     """A short digest of every table above (part of the scanner version, so edits invalidate caches)."""
-    data = [API_PREFIXES, BUILTINS, TYPES, TYPE_ALIASES, CONSTRUCTORS, AWAIT_CONSTRUCTORS,
+    data = [API_PREFIXES, BUILTINS, TYPES, TYPE_BASES, TYPE_ALIASES, CONSTRUCTORS, AWAIT_CONSTRUCTORS,
             sorted(f"{t}.{m}={r}" for (t, m), r in METHOD_RETURNS.items()),
             sorted(ENTER_RETURNS_SELF), sorted(CANDIDATE_METHODS), sorted(STRING_ARG_METHODS),
             sorted(BUILTIN_TYPES),

@@ -10,7 +10,9 @@ One small function per kind of evidence (issue 8), each fed by the tables of
 * :meth:`Evidence.context_manager_evidence`: ``with ThreadPoolExecutor() as ex`` when the type's
   ``__enter__`` returns the instance.
 * :meth:`Evidence.attribute_evidence`: ``self.q = asyncio.Queue()`` in one method of a class (or a
-  class-level assignment / annotation), ``self.q`` in any method of it.
+  class-level assignment / annotation), ``self.q`` in any method of it; and ``obj.q`` anywhere in the file
+  where ``obj`` itself has evidence of being an instance of that class (``w = Worker()``, ``w: Worker``,
+  ``self.worker = Worker()``), the class being defined in the same file.
 
 Inference is flow-insensitive: a name (or ``self`` attribute) has a type when all of its bindings in
 its scope agree on one, ignoring ``= None``; an annotation wins over assignments. A type is either
@@ -93,9 +95,12 @@ def _looks_like_class(qualname: str) -> bool:
 class Evidence:
     """Type inference over one file's scopes (built by :mod:`slimebook.scan.visitor`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, classes: dict[str, Scope | None] | None = None) -> None:
+        """``classes``: the file's class scopes by qualified name (``Worker``, ``Outer.Inner``; None for a name
+        defined twice), for ``obj.attr`` where ``obj`` is an instance of one of them."""
         self._memo: dict[tuple[int, str], TypeFact | None] = {}
         self._busy: set[tuple[int, str]] = set()
+        self._classes = classes or {}
 
     # -- entry point ------------------------------------------------------------------------------
     def expr_type(self, expr: cst.BaseExpression, scope: Scope) -> TypeFact | None:
@@ -198,13 +203,18 @@ class Evidence:
         return ("~enter", "context_manager_evidence")
 
     def attribute_evidence(self, expr: cst.Attribute, scope: Scope) -> TypeFact | None:
-        """Type of ``self.name`` from the class's ``self.name = …`` / annotations, else None."""
-        if not isinstance(expr.value, cst.Name):
-            return None
-        cls = self.self_class(expr.value.value, scope)
+        """Type of ``self.name`` from the class's ``self.name = …`` / annotations; of ``obj.name`` the same
+        way when ``obj`` is known to be an instance of a class defined in this file; else None."""
+        cls = self.self_class(expr.value.value, scope) if isinstance(expr.value, cst.Name) else None
+        if cls is None:
+            owner = self.expr_type(expr.value, scope)
+            cls = self._classes.get(owner[0][1:]) if owner is not None and owner[0].startswith("~") else None
         if cls is None:
             return None
-        name = expr.attr.value
+        return self._class_attribute(cls, expr.attr.value)
+
+    def _class_attribute(self, cls: Scope, name: str) -> TypeFact | None:
+        """What every binding of attribute ``name`` of class ``cls`` agrees on (memoised per class)."""
         key = (id(cls), "." + name)
         if key in self._memo:
             return self._memo[key]

@@ -104,6 +104,8 @@ class _Walker:
         self.attr_assigns: list[tuple[str, str, Binding, Scope]] = []
         self.async_defs: list[tuple[cst.FunctionDef, Scope]] = []
         self.import_names: set[str] = set()
+        # class qualname → its scope, for receivers typed through an instance (None: defined twice, ambiguous)
+        self.classes: dict[str, Scope | None] = {}
 
     # -- traversal --------------------------------------------------------------------------------
     def walk(self, node: cst.CSTNode) -> None:
@@ -282,6 +284,7 @@ class _Walker:
             self.walk(decorator.decorator)
         outer.bind(node.name.value, Binding("class"))
         scope = Scope("class", outer.child_qualname(node.name.value), outer)
+        self.classes[scope.qualname] = None if scope.qualname in self.classes else scope
         self.field = scope.qualname
         self._type_parameters(node.type_parameters, scope)
         for arg in (*node.bases, *node.keywords):
@@ -495,7 +498,7 @@ def _resolve(walker: _Walker) -> list[_Entry]:
         if not attrs and root in BUILTINS and lookup(scope, root) is None:
             kind = "api_call" if use == "call" else "api_reference"
             entries.append(_Entry(node, node, where, kind, root, BUILTINS[root], "builtin"))
-    evidence = Evidence()
+    evidence = Evidence(walker.classes)
     for call, scope, where in walker.calls:
         func = call.func
         receiver = func.value

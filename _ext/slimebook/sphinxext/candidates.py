@@ -16,6 +16,7 @@ Without a notes file the gate is off. The candidates page (:mod:`.usagepages`) s
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,7 @@ from .scancache import get_scan
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["NotesFile", "book_settled", "load_notes_file"]
+__all__ = ["NotesFile", "book_settled", "confirmed_uses", "load_notes_file"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,13 @@ def book_settled(app: Sphinx, notes: NotesFile | None = None) -> Settled:
     notes = notes or load_notes_file(app)
     env = app.env
     return settle(get_scan(env).records, notes.notes, _citations(env), env.all_docs)
+
+
+def confirmed_uses(app: Sphinx) -> list:
+    """The confirmed candidates as method uses: each candidate's record with kind ``method_call`` and the
+    confirmed API as its name (``asyncio.Future.set_result``), for counting a class's instance uses."""
+    settled = book_settled(app).confirmed
+    return [dataclasses.replace(record, kind="method_call", name=conf.api) for record, conf in settled]
 
 
 def _check(app: Sphinx, env: BuildEnvironment) -> None:

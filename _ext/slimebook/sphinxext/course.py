@@ -24,9 +24,10 @@ from sphinx.util.docutils import SphinxDirective
 from ..excerpt import ExcerptError, parse_line_spec
 from ..experiments import ExperimentError, ExperimentResult, run_experiment
 from ..lines import display_lines
+from ..usage import declaration_problem
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
-from .locate import option_line
+from .locate import content_line, option_line
 
 logger = logging.getLogger(__name__)
 
@@ -138,13 +139,21 @@ class Experiment(SphinxDirective):
 class LessonTeaches(SphinxDirective):
     """``lesson-teaches``: one API name (``asyncio.gather``) or syntax kind (``syntax:await``) per line.
 
-    Renders the list as a compact note and records it on the environment under the docname.
+    Renders the list as a compact note and records it on the environment under the docname. A name that no
+    scan record can ever carry (a typo, a name outside the scanner's categories:
+    :func:`slimebook.usage.declaration_problem`) is a warning at its own line.
     """
 
     has_content = True
 
     def run(self) -> list[nodes.Node]:
-        names = [line.strip() for line in self.content if line.strip() and not line.strip().startswith("#")]
+        offsets = [n for n, line in enumerate(self.content) if line.strip() and not line.strip().startswith("#")]
+        for n in offsets:
+            problem = declaration_problem(self.content[n].strip())
+            if problem is not None:
+                warn(self.env, SlimebookWarning.TEACHES, "lesson-teaches: %r can never match the usage scan: %s",
+                     self.content[n].strip(), problem, location=(self.env.docname, content_line(self, n)))
+        names = [self.content[n].strip() for n in offsets]
         if not names:
             warn(self.env, SlimebookWarning.TEACHES, "lesson-teaches: no names given",
                  location=(self.env.docname, self.lineno))

@@ -24,6 +24,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from ..usage import Coverage, Waiver, WaiverError, coverage, parse_waivers
+from .candidates import confirmed_uses
 from .config import declare as declare_config
 from .config import read_file_setting
 from .context import reading_order
@@ -66,7 +67,8 @@ def book_coverage(app: Sphinx, waivers: WaiverFile | None = None) -> Coverage:
     """The coverage of the book's lessons against the scan of the pin."""
     waivers = waivers or load_waiver_file(app)
     env = app.env
-    return coverage(get_scan(env).records, _teaches(env), waivers.waivers, reading_order(env))
+    return coverage(get_scan(env).records, _teaches(env), waivers.waivers, reading_order(env),
+                    confirmed=confirmed_uses(app))
 
 
 def _check(app: Sphinx, env: BuildEnvironment) -> None:

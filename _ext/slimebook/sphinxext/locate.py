@@ -11,7 +11,7 @@ import re
 
 from sphinx.util.docutils import SphinxDirective
 
-__all__ = ["option_line", "options_named"]
+__all__ = ["content_line", "option_line", "options_named"]
 
 _OPTION_NAME = re.compile(r":([\w-]+):")
 
@@ -29,6 +29,27 @@ def option_line(directive: SphinxDirective, key: str) -> int:
     for offset, line in enumerate(directive.block_text.split("\n")):
         if line.strip().startswith(f":{key}:"):
             return directive.lineno + offset
+    return directive.lineno
+
+
+def content_line(directive: SphinxDirective, offset: int) -> int:
+    """The document line of content line ``offset`` (0-based) of ``directive``: found in its block after the
+    options (MyST's ``content_offset`` is not a document line); the directive's own line when not found.
+
+    Args:
+        directive: a directive being run (``content``, ``lineno`` and ``block_text`` are read).
+        offset: an index into ``directive.content``.
+    Returns:
+        A 1-based line number in the document.
+    """
+    wanted = directive.content[offset].strip()
+    before = sum(1 for c in directive.content[:offset] if c.strip() == wanted)
+    seen = 0
+    for index, line in enumerate(directive.block_text.split("\n")[1:], start=1):
+        if line.strip() == wanted:
+            if seen == before:
+                return directive.lineno + index
+            seen += 1
     return directive.lineno
 
 

@@ -52,7 +52,7 @@ from ..snapshots import snapshot_pagename
 from .context import builds_pages, get_store, lock_path, page_stamp_base
 from .diagnostics import SlimebookWarning, warn
 from .envdata import doc_data, keep_per_doc
-from .locate import option_line
+from .locate import content_line, option_line
 from .pages import EVENT, GeneratedPage, PageBatch, PageJob, field, table_frame
 from .scancache import get_scan, note_scan_use
 from .usagetables import category_page, scroll, usage_nodes
@@ -82,20 +82,6 @@ def _warn(directive: SphinxDirective, message: str, lineno: int | None = None) -
 
 
 _option_line = option_line  # the source line of ``:key:`` in the directive block
-
-def _content_line(directive: SphinxDirective, offset: int) -> int:
-    """The source line of content line ``offset`` (0-based): found in the directive block after the
-    options (MyST's ``content_offset`` is not a document line)."""
-    wanted = directive.content[offset]
-    lines = directive.block_text.split("\n")
-    seen = 0
-    for index, line in enumerate(lines[1:], start=1):
-        if line == wanted or line.strip() == wanted.strip():
-            if seen == sum(1 for c in directive.content[:offset] if c.strip() == wanted.strip()):
-                return directive.lineno + index
-            seen += 1
-    return directive.lineno
-
 
 def _roles(directive: SphinxDirective, key: str, value: str) -> list[str] | None:
     """The ``{slime}`` role texts of an option value, or None (after a warning) when it holds anything else."""
@@ -277,7 +263,7 @@ class ReadingPath(SphinxDirective):
             line = raw.strip()
             if not line:
                 continue
-            lineno = _content_line(self, offset)
+            lineno = content_line(self, offset)
             role, _, label = line.partition("|")
             text = slime_role_text(role)
             if text is None:
@@ -402,7 +388,7 @@ class RepoMap(SphinxDirective):
         """The content's ``key: role`` lines: key → (role text, source line); malformed lines are warned."""
         roles: dict[str, tuple[str, int]] = {}
         for offset, raw in enumerate(self.content):
-            lineno = _content_line(self, offset)
+            lineno = content_line(self, offset)
             if not raw.strip():
                 continue
             key, sep, text = raw.strip().partition(": ")

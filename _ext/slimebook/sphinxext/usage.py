@@ -9,7 +9,9 @@ lives in :mod:`.scancache`; the tables, shared with the generated pages of :mod:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from fnmatch import fnmatchcase
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -19,8 +21,9 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ..scan import ScanResult
 from ..scan.categories import CATEGORIES
-from ..usage import COLUMNS, Query, QueryError, key_of, name_anchor, parse_list, select
+from ..usage import COLUMNS, Query, QueryError, instance_uses, key_of, name_anchor, parse_list, receiver_types, select
 from . import fragments, scancache, usagetables
+from .candidates import confirmed_uses
 from .config import declare as declare_config
 from .context import builds_pages, get_store
 from .diagnostics import SlimebookWarning, warn
@@ -47,24 +50,56 @@ __all__ = [
 ]
 
 
-def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query) -> nodes.paragraph:
+def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query,
+                    every: Sequence = (), confirmed_uses: Sequence = ()) -> nodes.paragraph:
+    """"共 N 处，分布在 M 个文件中：name n、…。" for the selected ``records``.
+
+    Per pattern: how many records it selected; how many of those are a subclass's use of the method
+    (``asyncio.Task.add_done_callback`` under ``asyncio.Future.add_done_callback``) and the receiver classes;
+    and, for a pattern that selected nothing, whether the scan (``every``, the whole scan) still has method uses
+    on instances of the class it names (its name is never written), or instance candidates a person confirmed
+    as such (``confirmed_uses``: the candidates' records renamed to the confirmed API), before saying Slime does
+    not use it.
+    """
     files = len({r.path for r in records})
     para = nodes.paragraph(classes=["slimebook-usage-summary"])
     para += nodes.Text(f"共 {len(records)} 处，分布在 {files} 个文件中")
     if patterns:
         counts = {p: 0 for p in patterns}
+        via: dict[str, Counter] = {p: Counter() for p in patterns}
         for record in records:
             index = query.pattern_index(record)
             if index is not None:
-                counts[patterns[index]] += 1
+                pattern = patterns[index]
+                counts[pattern] += 1
+                if not fnmatchcase(key_of(record), pattern) and not fnmatchcase(record.name, pattern):
+                    via[pattern][receiver_types(record)[0]] += 1
         para += nodes.Text("：")
         for n, (pattern, count) in enumerate(counts.items()):
             if n:
                 para += nodes.Text("、")
             para += nodes.literal(pattern, pattern)
-            para += nodes.Text(f" {count}" if count else " 0（Slime 没有用到）")
+            if count:
+                para += nodes.Text(f" {count}")
+                if via[pattern]:
+                    para += nodes.Text("（其中 " + "、".join(f"{c} 处在 {t} 的实例上调用" for t, c in
+                                                          sorted(via[pattern].items())) + "，这个方法是继承来的）")
+                continue
+            uses = instance_uses([r for r in every if _within(r, query)], pattern)
+            confirmed = sum(1 for r in confirmed_uses if _within(r, query) and fnmatchcase(r.name, pattern + ".*"))
+            if uses or confirmed:
+                para += nodes.Text(f" 0（类名未直接出现，其实例方法有 {len(uses) + confirmed} 处"
+                                   + (f"，其中 {confirmed} 处是经人工确认的候选" if confirmed else "") + "）")
+            else:
+                para += nodes.Text(" 0（Slime 没有用到）")
     para += nodes.Text("。")
     return para
+
+
+def _within(record, query: Query) -> bool:
+    """``record`` passes ``query``'s category and path filters (not its names or kinds)."""
+    return (not query.categories or record.category in query.categories) and \
+        (not query.paths or any(record.path.startswith(p) for p in query.paths))
 
 
 # -- the directive -----------------------------------------------------------------------------------------
@@ -160,7 +195,7 @@ def _resolve_index(app: Sphinx, node: usage_index, r: Render, docname: str) -> l
         para = nodes.paragraph(classes=["slimebook-usage-empty"])
         para += nodes.Text(f"在固定提交 {r.lock.short} 中，用法索引没有找到符合条件的出现位置（{_describe(query)}）。")
         return [para]
-    summary = _count_sentence(records, query.names, query)
+    summary = _count_sentence(records, query.names, query, result.records, confirmed_uses(app))
     columns = node["columns"] or (COLUMNS if r.details else PRINT_COLUMNS)
     drawn = usage_nodes(records, columns, r)
     return [summary, keep(drawn)] if r.details else [summary, *drawn]  # HTML kept between builds (.fragments)

@@ -84,7 +84,8 @@ CATEGORY_TEXT: dict[str, str] = {
     "contextlib-async": "contextlib 中的异步部分：asynccontextmanager、AsyncExitStack、aclosing。",
     "inspect-async": "inspect 中判断协程、可等待对象和异步生成器的函数。",
     "async-builtins": "异步内置函数 aiter、anext。",
-    "async-typing": "typing 和 collections.abc 中的异步抽象类型（Awaitable、Coroutine、AsyncIterator 等）。",
+    "async-typing": "typing 和 collections.abc 中的异步抽象类型（Awaitable、Coroutine、AsyncIterator 等），"
+                    "以及声明和检查异步接口用的 typing.Protocol 与 typing.runtime_checkable。",
     "time-sleep": "阻塞的 time.sleep（在协程里调用它会卡住整个事件循环）。",
     "os-process": "os 中与进程有关的函数：getpid、kill、killpg、fork、wait、system 等。",
     "fcntl": "文件锁 fcntl。",
@@ -375,6 +376,12 @@ def _coverage(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.
         absent += items
     else:
         absent += make_para("没有。")
+    if cov.instance_only:
+        absent += make_para("下面这些类的名字在 Slime 里没有直接出现，但它的实例方法被调用过，所以不算“没有用到”：")
+        items = nodes.bullet_list()
+        for docname, pattern, uses in cov.instance_only:
+            items += nodes.list_item("", make_para(_code(pattern), f"（实例方法 {uses} 处）：", page.lesson(docname)))
+        absent += items
     section += absent
 
     if waivers.waivers:
