@@ -136,3 +136,16 @@ def test_fetch_shows_gits_progress_on_a_stream_and_keeps_it_out_of_errors(
         failing.fetch(progress=io.StringIO())
     assert "0" * 40 in str(info.value) and "%" not in str(info.value)
     assert not failing.git_dir.exists()
+
+
+def test_grep_prints_matches_and_exits_like_git_grep(cache: Path, lock_file: Path, capsys) -> None:
+    assert run(lock_file, "sources", "fetch") == 0
+    capsys.readouterr()
+    assert run(lock_file, "sources", "grep", "-w", "def", "pkg/crlf.py") == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["pkg/crlf.py:1: def f():", "pkg/crlf.py:5: def g():"]
+    assert "2 lines in 1 file(s) match 'def'" in err and "(pkg/crlf.py)" in err
+    assert run(lock_file, "sources", "grep", "no such text anywhere") == 1
+    assert capsys.readouterr().out == ""
+    assert run(lock_file, "sources", "grep", "(") == 2
+    assert "slimebook: git grep '(' at" in capsys.readouterr().err

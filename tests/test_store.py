@@ -12,7 +12,9 @@ from slimebook import store as store_mod
 from slimebook.lock import LockError, load_lock
 from slimebook.store import (
     FetchError,
+    GrepMatch,
     PinMissingError,
+    RevisionError,
     SourceContentError,
     SourcePathError,
     SourceStore,
@@ -138,6 +140,22 @@ def test_crlf_lines_are_numbered_like_git(cache: Path, lock_file: Path) -> None:
     store = SourceStore(load_lock(lock_file))
     store.fetch()
     assert store.read_lines("pkg/crlf.py") == ["def f():", "    return 1", "", "", "def g():", "    pass"]
+
+
+def test_grep_lists_the_pins_matching_lines_in_the_books_numbering(cache: Path, lock_file: Path) -> None:
+    store = SourceStore(load_lock(lock_file))
+    store.fetch()
+    assert store.grep(r"def (f|g)\(", ["pkg/crlf.py"]) == [
+        GrepMatch("pkg/crlf.py", 1, "def f():"), GrepMatch("pkg/crlf.py", 5, "def g():")]
+    # pkg/cr.py (the lone-CR case) has a CR-only line end inside a comment: git counts one line less after it
+    target = next(n for n, line in enumerate(store.read_lines("pkg/cr.py"), 1) if line.startswith("def target"))
+    assert store.grep("^def target", ["pkg/"]) == [GrepMatch("pkg/cr.py", target, "def target():")]
+    assert store.grep("^DEF TARGET", ["pkg/cr.py"], ignore_case=True)[0].line == target
+    assert store.grep("ret", ["pkg/crlf.py"], word=True) == []
+    assert store.grep("(", fixed=True, pathspecs=["pkg/mod.py"]) != []
+    assert store.grep("nowhere at all") == []
+    with pytest.raises(RevisionError, match="Unmatched"):
+        store.grep("(")
 
 
 def test_reader_survives_fork(cache: Path, lock_file: Path) -> None:

@@ -1,7 +1,7 @@
-"""``slimebook`` command line: ``sources fetch | verify | show | diff | repin`` and ``scan``.
+"""``slimebook`` command line: ``sources fetch | verify | show | grep | diff | repin`` and ``scan``.
 
-Exit codes: 0 success; 1 a check found problems (verify), or citations are left for the writer
-(diff, repin); 2 usage, lock or store errors.
+Exit codes: 0 success; 1 a check found problems (verify), citations are left for the writer (diff, repin),
+or nothing matched (grep, as ``git grep``); 2 usage, lock or store errors.
 """
 
 from __future__ import annotations
@@ -94,6 +94,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 failed += 1
                 print(f"{citation.file}:{citation.line}: {citation.kind} {citation.path}: {error}")
     print(f"{total} citations in {len(files)} files checked at {store.lock.short}: {failed} failed")
+    print("(only slime-source and {slime} are checked here; {ref} labels and other cross-references are checked by "
+          "the build: make html)")
     return 1 if failed else 0
 
 
@@ -113,6 +115,19 @@ def cmd_show(args: argparse.Namespace) -> int:
         for offset, line in enumerate(lines):
             print(f"{start + offset:>{width}}  {line}")
     return 0
+
+
+def cmd_grep(args: argparse.Namespace) -> int:
+    """``sources grep PATTERN [PATHSPEC…]``: the pin's matching lines as ``path:line: text``, then a count."""
+    store = _store(args)
+    matches = store.grep(args.pattern, args.pathspecs, ignore_case=args.ignore_case, fixed=args.fixed_strings,
+                         word=args.word_regexp)
+    for match in matches:
+        print(f"{match.path}:{match.line}: {match.text}")
+    where = " ".join(args.pathspecs) or "every file"
+    print(f"# {len(matches)} line{'' if len(matches) == 1 else 's'} in {len({m.path for m in matches})} file(s) "
+          f"match {args.pattern!r} at {store.lock.name}@{store.lock.short} ({where})", file=sys.stderr)
+    return 0 if matches else 1
 
 
 def _show_symbols(store: SourceStore, path: str, spec: str) -> int:
@@ -245,6 +260,14 @@ def build_parser() -> argparse.ArgumentParser:
     verify = sub.add_parser("verify", help="check that every citation under chapters/ resolves at the pin")
     verify.add_argument("paths", nargs="*", default=[Path("chapters"), Path("index.md")], type=Path)
     verify.set_defaults(func=cmd_verify)
+    grep = sub.add_parser("grep", help="print the pin's lines matching PATTERN (git grep -E at the pin) as "
+                                       "path:line: text; the search behind an only/all/never sentence")
+    grep.add_argument("pattern", metavar="PATTERN", help="extended regular expression (or a string with -F)")
+    grep.add_argument("pathspecs", nargs="*", metavar="PATHSPEC", help="git pathspecs: slime/ '*.py' ':!tests'")
+    grep.add_argument("-i", "--ignore-case", action="store_true")
+    grep.add_argument("-F", "--fixed-strings", action="store_true")
+    grep.add_argument("-w", "--word-regexp", action="store_true")
+    grep.set_defaults(func=cmd_grep)
     show = sub.add_parser("show", help="print PATH[:LINES] at the pin with line numbers")
     show.add_argument("target", metavar="PATH[:LINES]")
     show.add_argument("--symbols", action="store_true",

@@ -14,6 +14,7 @@ atomic on one file system). Files are read without a work tree through one long-
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import os
 import posixpath
@@ -26,14 +27,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import NamedTuple, Protocol, TextIO
 
-from .lines import split_lines
+from .lines import line_starts, split_lines
 from .lock import SourceLock
 
 __all__ = [
     "FETCH_COMMAND",
     "FetchError",
+    "GrepMatch",
     "PinMissingError",
     "RevisionError",
     "SourceContentError",
@@ -175,6 +177,15 @@ def _remove_stale_temps(parent: Path) -> None:
                 shutil.rmtree(candidate, ignore_errors=True)
         except OSError:
             continue
+
+
+class GrepMatch(NamedTuple):
+    """One matching line of :meth:`SourceStore.grep`: ``path`` (repo-relative), ``line`` (1-based, by the book's
+    line model) and ``text`` (the line without its end)."""
+
+    path: str
+    line: int
+    text: str
 
 
 class SourceStore:
@@ -347,6 +358,57 @@ class SourceStore:
             return data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise SourceContentError(f"{path!r} is not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+
+    def grep(self, pattern: str, pathspecs: Sequence[str] = (), *, ignore_case: bool = False,
+             fixed: bool = False, word: bool = False) -> list[GrepMatch]:
+        """Every line of the pinned commit that matches ``pattern``: ``git grep`` run on the pin's tree.
+
+        Args:
+            pattern: a POSIX extended regular expression (``git grep -E``), or a fixed string with ``fixed``.
+            pathspecs: git pathspecs limiting the search (``slime/``, ``*.py``, ``:!tests``); all files when empty.
+            ignore_case, fixed, word: ``git grep -i``, ``-F``, ``-w``.
+        Returns:
+            The matches in path and line order; binary files are skipped (``-I``). Line numbers follow the book's
+            line model (:mod:`slimebook.lines`), so a file with a lone carriage return is numbered as excerpts
+            number it, not as git does.
+        Raises:
+            PinMissingError: the pin is not in the cache.
+            RevisionError: git rejected the pattern or a pathspec (the message is git's).
+        """
+        self.require()
+        flags = ["-n", "-I", "--full-name", "--no-color", "-F" if fixed else "-E"]
+        flags += ["-i"] * ignore_case + ["-w"] * word
+        proc = _git("grep", *flags, "-e", pattern, self.lock.commit, "--", *pathspecs, cwd=self.git_dir, check=False)
+        if proc.returncode not in (0, 1):
+            raise RevisionError(f"git grep {pattern!r} at {self.lock.short}: {proc.stderr.strip()}")
+        prefix = f"{self.lock.commit}:"
+        matches: list[GrepMatch] = []
+        for row in proc.stdout.split("\n"):  # not splitlines(): a matched line may hold a lone \r or \f
+            if row:
+                path, number, text = row.removeprefix(prefix).split(":", 2)
+                matches.append(GrepMatch(path, int(number), text.removesuffix("\r")))
+        return self._book_numbering(matches)
+
+    def _book_numbering(self, matches: list[GrepMatch]) -> list[GrepMatch]:
+        """Renumber the matches of files holding a lone ``\r`` (git counts only ``\n``) by :func:`split_lines`."""
+        out: list[GrepMatch] = []
+        starts: dict[str, tuple[list[int], list[int], list[str]] | None] = {}
+        for match in matches:
+            if match.path not in starts:
+                text = self.read_text(match.path)
+                if re.search("\r(?!\n)", text):
+                    git_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+                    starts[match.path] = (git_starts, line_starts(text), split_lines(text))
+                else:
+                    starts[match.path] = None
+            table = starts[match.path]
+            if table is None:
+                out.append(match)
+                continue
+            git_starts, book_starts, lines = table
+            line = bisect.bisect_right(book_starts, git_starts[match.line - 1])
+            out.append(GrepMatch(match.path, line, lines[line - 1]))
+        return out
 
     def read_lines(self, path: str) -> list[str]:
         """The lines of ``path`` without line ends, by the book's one line model (:func:`slimebook.lines.split_lines`:
