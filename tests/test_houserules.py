@@ -42,7 +42,7 @@ def test_uncited_slime_name_in_prose_warns_once_with_the_role_to_write(house) ->
     _app, warnings = house
     mentions = re.findall(r"guide/boxed\.md:(\d+): WARNING: house rule: `([^`]+)` is a Slime definition at the pin"
                           r".*cite it once in this document: (\{slime\}`[^`]+`)", warnings)
-    assert mentions == [("7", "Outer.Inner.method", "{slime}`Outer.Inner.method <pkg/mod.py>`")], warnings
+    assert mentions == [("8", "Outer.Inner.method", "{slime}`Outer.Inner.method <pkg/mod.py>`")], warnings
     for fine in ("asyncio.gather", "create_task", "__aexit__", "`run`"):
         assert fine not in warnings
 
@@ -97,3 +97,13 @@ def test_the_pin_index_is_read_back_from_the_cache_without_reading_the_pin(
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == [" ".join(expected), "Outer.Inner.method"]
+
+
+def test_an_undefined_label_warns_at_its_own_line_with_the_closest_labels(house) -> None:
+    _app, warnings = house
+    # the fourth option of a context box: its own line (7), not the directive's (3)
+    assert re.search(r"guide/refs\.md:7: WARNING: undefined label: 'house-boxd'; did you mean 'house-boxed'\? "
+                     r"\[ref\.ref\]", warnings), warnings
+    assert re.search(r"guide/refs\.md:10: WARNING: undefined label: 'zzz-nothing-like-it'; no label of the book is "
+                     r"close to it \[ref\.ref\]", warnings), warnings
+    assert warnings.count("undefined label") == 2  # Sphinx's own warning is not repeated

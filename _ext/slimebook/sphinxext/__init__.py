@@ -21,6 +21,7 @@ from . import (
     heap,
     houserules,
     latex,
+    missingrefs,
     numbers,
     pages,
     parallelwrite,
@@ -58,6 +59,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     course.setup(app)
     guide.setup(app)
     houserules.setup(app)  # house rules: context boxes, Slime names cited with {slime}
+    missingrefs.setup(app)  # an undefined {ref} label: the warning names the closest labels
     sourcecheck.setup(app)
     usage.setup(app)  # usage-index, {usage}, the scan of the pin
     usagepages.setup(app)

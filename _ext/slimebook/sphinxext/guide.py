@@ -13,6 +13,7 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from .locate import option_line
 from .pages import field
 
 #: option → row label, in display order (data, not code paths)
@@ -41,7 +42,9 @@ class ContextBox(SphinxDirective):
         for key, label in FIELDS:
             if key not in self.options:
                 continue
-            body, messages = self.parse_inline(self.options[key], lineno=self.lineno)
+            # each value parsed at its own line (MyST's parse_inline counts from the line after ``lineno``), so a
+            # reference that does not resolve is reported where it is written
+            body, messages = self.parse_inline(self.options[key], lineno=option_line(self, key) - 1)
             fields += field(label, body, messages)
         box += fields
         if self.content:
