@@ -51,11 +51,13 @@ def test_parse_notes_reads_entries_with_their_lines() -> None:
     ("[[confirmed]]\npath = 'a.py'\nline = 0\napi = 'x.get'\nlesson = 'l'\nevidence = 'e'\n",
      "'line' must be a positive integer", 1),
     ("\n[[confirmed]]\npath = 'a.py'\nline = 3\napi = 'x.get'\nlesson = 'l'\n", "'evidence' is required", 2),
-    ("[[left]]\nreason = 'r'\n", "give 'names' or 'paths'", 1),
+    ("[[left]]\nreason = 'r'\n", "give 'names', 'paths' or 'places'", 1),
+    ("[[left]]\nplaces = ['a.py']\nreason = 'r'\n", "'places' entries are \"path:line\", got 'a.py'", 1),
     ("[[left]]\nnames = ['get']\nreason = 'r'\nwhy = 1\n", "unknown key(s) why", 1),
     ("[[left]]\nnames = 'get'\nreason = 'r'\n", "'names' must be a list", 1),
     ("[[waiver]]\nname = 'x'\n", "unknown top-level key(s) waiver", None),
-    ("[[left]\n", "not valid TOML", "any"),  # tomllib gives the line only on newer Pythons
+    ("[[left]\n", "not valid TOML", 1),  # the line from exc.lineno, or from the message on Python < 3.14
+    ("a = 1\nb = = 2\n", "not valid TOML", 2),
 ])
 def test_parse_notes_rejects_malformed_entries(text: str, message: str, line: int | str | None) -> None:
     with pytest.raises(NotesError, match=re.escape(message)) as info:
@@ -145,3 +147,19 @@ def test_page_counts_confirmed_and_left(build, upstream, tmp_path: Path, notes: 
     assert app._warning.getvalue() == ""
     text = _page(app)
     assert summary in text and shown in text
+
+
+def test_a_line_a_teaching_lesson_cites_is_settled_only_by_a_confirmation_or_its_place() -> None:
+    records = [_cand("a.py", 3, "get"), _cand("a.py", 9, "get"), _cand("b.py", 3, "get")]
+    citations = {"les": [("a.py", [(1, 5)]), ("b.py", [(3, 3)])], "other": [("a.py", [(9, 9)])]}
+    teaches = {"les": ["queue.Queue.get"], "other": ["asyncio.sleep"]}
+    broad = parse_notes("[[left]]\nnames = ['get']\nreason = 'dict lookups'\n")
+    result = settle(records, broad, citations, {"les", "other"}, teaches)
+    # a.py:3 and b.py:3 are read by "les", which teaches a get; a.py:9 only by a lesson that teaches no get
+    assert [(r.path, r.line, lessons) for r, lessons in result.read] == [("a.py", 3, ("les",)), ("b.py", 3, ("les",))]
+    assert [(r.path, r.line) for r, _ in result.left] == [("a.py", 9)]
+    named = parse_notes("[[left]]\nplaces = ['a.py:3', 'b.py:3']\nreason = 'dict lookups, read'\n"
+                        "[[left]]\nnames = ['get']\nreason = 'dict lookups'\n")
+    result = settle(records, named, citations, {"les", "other"}, teaches)
+    assert result.read == [] and result.open == [] and result.problems == []
+    assert [(r.line, rule.at) for r, rule in result.left] == [(3, 1), (9, 4), (3, 1)]

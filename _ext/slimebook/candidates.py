@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
+from .lock import toml_error_line
 from .scan.categories import category_of
 from .scan.records import Occurrence
 
@@ -70,17 +71,24 @@ class Confirmation:
 
 @dataclass(frozen=True)
 class LeftRule:
-    """One ``[[left]]`` entry: method-name globs ``names`` and path prefixes ``paths`` (an empty tuple
-    matches everything; at least one of the two is given), the ``reason``, and ``at`` (its line)."""
+    """One ``[[left]]`` entry: method-name globs ``names``, path prefixes ``paths`` and occurrences ``places``
+    (``"path:line"``; an empty tuple matches everything; at least one of the three is given), the ``reason``,
+    and ``at`` (its line)."""
 
     names: tuple[str, ...]
     paths: tuple[str, ...]
     reason: str
     at: int
+    places: tuple[str, ...] = ()
 
     def matches(self, record: Occurrence) -> bool:
         return ((not self.names or any(fnmatchcase(record.name, n) for n in self.names))
-                and (not self.paths or any(record.path.startswith(p) for p in self.paths)))
+                and (not self.paths or any(record.path.startswith(p) for p in self.paths))
+                and (not self.places or f"{record.path}:{record.line}" in self.places))
+
+    def names_place(self, record: Occurrence) -> bool:
+        """True when this rule lists ``record``'s occurrence itself in ``places`` (not only a pattern)."""
+        return f"{record.path}:{record.line}" in self.places
 
 
 @dataclass(frozen=True)
@@ -92,7 +100,7 @@ class Notes:
 
 
 _CONFIRMED_KEYS = {"path", "line", "api", "lesson", "evidence"}
-_LEFT_KEYS = {"names", "paths", "reason"}
+_LEFT_KEYS = {"names", "paths", "places", "reason"}
 
 
 def _table_lines(text: str) -> dict[str, list[int]]:
@@ -133,8 +141,12 @@ def parse_notes(text: str) -> Notes:
 
         [[left]]
         names = ["get"]                  # method-name globs; optional
-        paths = ["tools/"]               # path prefixes; optional (one of the two is required)
+        paths = ["tools/"]               # path prefixes; optional
+        places = ["tools/a.py:12"]       # occurrences; optional (one of the three is required)
         reason = "mapping lookups: the receivers are dicts"
+
+    A candidate on a line a lesson cites, for a method that lesson teaches, is left only by a rule that lists
+    it in ``places`` (see :func:`settle`).
 
     Raises:
         NotesError: not TOML, an unknown top-level key, or a malformed entry (with the entry's line).
@@ -142,7 +154,7 @@ def parse_notes(text: str) -> Notes:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise NotesError(f"not valid TOML: {exc}", getattr(exc, "lineno", None)) from exc
+        raise NotesError(f"not valid TOML: {exc}", toml_error_line(exc)) from exc
     unknown = sorted(set(data) - {"confirmed", "left"})
     if unknown:
         raise NotesError(f"unknown top-level key(s) {', '.join(unknown)}; use [[confirmed]] and [[left]] tables")
@@ -174,9 +186,13 @@ def _confirmation(table: dict, what: str, at: int) -> Confirmation:
 def _left_rule(table: dict, what: str, at: int) -> LeftRule:
     """A ``[[left]]`` table (``what`` names it in errors, ``at`` is its line)."""
     names, paths = _strings(table, "names", what, at), _strings(table, "paths", what, at)
-    if not names and not paths:
-        raise NotesError(f"{what}: give 'names' or 'paths' (or both)", at)
-    return LeftRule(names, paths, _text(table, "reason", what, at), at)
+    places = _strings(table, "places", what, at)
+    if not names and not paths and not places:
+        raise NotesError(f"{what}: give 'names', 'paths' or 'places'", at)
+    bad = [p for p in places if not re.fullmatch(r"[^:]+:[1-9]\d*", p)]
+    if bad:
+        raise NotesError(f"{what}: 'places' entries are \"path:line\", got {', '.join(map(repr, bad))}", at)
+    return LeftRule(names, paths, _text(table, "reason", what, at), at, places)
 
 
 @dataclass(frozen=True)
@@ -195,12 +211,16 @@ class Settled:
         confirmed: ``(record, confirmation)`` for each candidate a valid confirmation settles, in scan order.
         left: ``(record, rule)`` for each other candidate a left rule covers, in scan order.
         open: candidates neither confirmed nor covered by a left rule.
+        read: ``(record, lessons)`` for each candidate that a lesson's citation covers and whose method that
+            lesson teaches (``lessons``: those docnames), when it is neither confirmed nor left by a rule that
+            names its occurrence in ``places``: a pattern is not enough for a line the book reads.
         problems: invalid confirmations and rules that settle nothing, by line in the notes file.
     """
 
     confirmed: list[tuple[Occurrence, Confirmation]] = field(default_factory=list)
     left: list[tuple[Occurrence, LeftRule]] = field(default_factory=list)
     open: list[Occurrence] = field(default_factory=list)
+    read: list[tuple[Occurrence, tuple[str, ...]]] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
     def by_reason(self) -> list[tuple[LeftRule, list[Occurrence]]]:
@@ -217,7 +237,7 @@ def _covers(runs: Iterable[Sequence[int]], line: int) -> bool:
 
 def settle(records: Iterable[Occurrence], notes: Notes,
            citations: Mapping[str, Iterable[tuple[str, Sequence[Sequence[int]]]]],
-           docs: Iterable[str]) -> Settled:
+           docs: Iterable[str], teaches: Mapping[str, Sequence[str]] | None = None) -> Settled:
     """Match the notes against the candidates of a scan.
 
     Args:
@@ -226,6 +246,9 @@ def settle(records: Iterable[Occurrence], notes: Notes,
         citations: docname → ``(path, runs)`` per citation in it, ``runs`` being inclusive line ranges
             (what ``slime-source`` and ``{slime}`` record on the environment).
         docs: every docname of the book.
+        teaches: docname → the names its ``lesson-teaches`` declares; a candidate on a line a lesson cites,
+            whose method is the last component of a name that lesson declares (``asyncio.Queue.put`` → ``put``),
+            must be confirmed or left by a rule naming its place (else it is in ``read``).
     Returns:
         A :class:`Settled`. A confirmation is a problem (and settles nothing) when no candidate is at its
         path and line with its method name, when its ``api`` is not in the category table, when its lesson
@@ -246,8 +269,25 @@ def settle(records: Iterable[Occurrence], notes: Notes,
         else:
             taken[found.id] = conf
     _sort_out(candidates, taken, notes.left, result)
+    _read_by_lessons(result, citations, teaches or {})
     result.problems.sort(key=lambda p: p.at)
     return result
+
+
+def _read_by_lessons(result: Settled, citations: Mapping[str, Iterable[tuple[str, Sequence[Sequence[int]]]]],
+                     teaches: Mapping[str, Sequence[str]]) -> None:
+    """Move the left candidates that a teaching lesson reads, and whose rule does not name them, into ``read``."""
+    methods = {doc: {name.rpartition(".")[2] for name in names if "." in name} for doc, names in teaches.items()}
+    cited = {doc: list(items) for doc, items in citations.items() if doc in methods}
+    kept = []
+    for record, rule in result.left:
+        lessons = tuple(sorted(doc for doc, items in cited.items() if record.name in methods[doc]
+                               and any(p == record.path and _covers(runs, record.line) for p, runs in items)))
+        if lessons and not rule.names_place(record):
+            result.read.append((record, lessons))
+        else:
+            kept.append((record, rule))
+    result.left = kept
 
 
 def _confirm(conf: Confirmation, here: list[Occurrence], taken: Mapping[str, Confirmation], docs: set[str],

@@ -20,10 +20,20 @@ from tomlkit.items import String, Table
 
 from .atomicio import atomic_write
 
-__all__ = ["LockError", "SourceLock", "load_lock", "repin_lock_text", "update_lock_file"]
+__all__ = ["LockError", "SourceLock", "load_lock", "repin_lock_text", "toml_error_line", "update_lock_file"]
 
 _SHA_RE = re.compile(r"[0-9a-f]{40}")
 _REQUIRED = ("url", "commit", "license", "blob_url")
+
+
+def toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
+    """The 1-based line a TOML error points at: ``exc.lineno`` (Python ≥ 3.14), else the ``(at line N, …)`` that
+    Python 3.11–3.13 write into the message; None when neither says."""
+    lineno = getattr(exc, "lineno", None)
+    if isinstance(lineno, int):
+        return lineno
+    found = re.search(r"at line (\d+)", str(exc))
+    return int(found.group(1)) if found else None
 
 
 class LockError(ValueError):

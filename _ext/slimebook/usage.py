@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase, translate
 
+from .lock import toml_error_line
 from .scan.categories import (
     API_PREFIXES,
     BUILTINS,
@@ -305,7 +306,7 @@ def parse_waivers(text: str) -> list[Waiver]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise WaiverError(f"not valid TOML: {exc}", getattr(exc, "lineno", None)) from exc
+        raise WaiverError(f"not valid TOML: {exc}", toml_error_line(exc)) from exc
     unknown = sorted(set(data) - {"waiver"})
     if unknown:
         raise WaiverError(f"unknown top-level key(s) {', '.join(unknown)}; use [[waiver]] tables")

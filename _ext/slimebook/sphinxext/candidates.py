@@ -8,7 +8,9 @@ documents are read (``env-check-consistency``) the gate warns, so ``-W`` fails:
 * at the entry's line, for a confirmation that does not hold (no such candidate, an API the category table
   does not know, a lesson that is not a document or does not cite the line) and for a left rule that
   covers nothing;
-* at line 1 of the file, once per candidate that is neither confirmed nor covered by a left rule;
+* at line 1 of the file, once per candidate that is neither confirmed nor covered by a left rule, and once per
+  candidate on a line a lesson cites, for a method that lesson teaches (``lesson-teaches``), unless it is
+  confirmed or a left rule lists its place (a method-name pattern is not enough for a line the book reads);
 * at the file, for a notes file that is not valid.
 
 Without a notes file the gate is off. The candidates page (:mod:`.usagepages`) shows the counts.
@@ -67,7 +69,8 @@ def book_settled(app: Sphinx, notes: NotesFile | None = None) -> Settled:
     """The candidates of the pin, settled by the notes file against the lessons' citations."""
     notes = notes or load_notes_file(app)
     env = app.env
-    return settle(get_scan(env).records, notes.notes, _citations(env), env.all_docs)
+    return settle(get_scan(env).records, notes.notes, _citations(env), env.all_docs,
+                  env.__dict__.get("slimebook_teaches", {}))
 
 
 def confirmed_uses(app: Sphinx) -> list:
@@ -90,6 +93,11 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
     for problem in result.problems:
         warn(env, SlimebookWarning.CANDIDATES, "candidate notes: %s", problem.message,
              location=file_location(notes.path, problem.at))
+    for record, lessons in result.read:
+        warn(env, SlimebookWarning.CANDIDATES, "candidate notes: %s:%d '%s' (%s) is on a line %s cites, for a "
+             "method that lesson teaches; confirm the API it is with a [[confirmed]] entry, or leave it with a "
+             "[[left]] rule that lists \"%s:%d\" in places, with the reason", record.path, record.line, record.name,
+             record.id, " and ".join(lessons), record.path, record.line, location=file_location(notes.path, 1))
     for record in result.open:
         warn(env, SlimebookWarning.CANDIDATES, "candidate notes: %s:%d '%s' (%s) is neither confirmed nor left with "
              "a reason; add a [[confirmed]] entry or a [[left]] rule here", record.path, record.line, record.name,

@@ -71,8 +71,12 @@ def _reading(env: BuildEnvironment) -> str:
 
 
 def file_location(path: Path, line: int | None = None) -> str:
-    """A warning location for a data file outside the documents: ``"path:line"`` (or ``"path"`` without a line)."""
-    return f"{path}:{line}" if line else str(path)
+    """A warning location for a data file outside the documents: ``"path:line"``, line 1 when the line is unknown.
+
+    Always with a line: Sphinx reads a location string without ``:`` as a docname and appends the source suffix
+    (``sources/candidate-notes.toml.md``).
+    """
+    return f"{path}:{line or 1}"
 
 
 def warn(
