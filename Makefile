@@ -59,7 +59,8 @@ latexpdf: sources system-deps-pdf node-deps
 # Live preview on http://$(HOST):$(PORT) (default 127.0.0.1:8001, beside `make serve` on 8000):
 #   make livehtml HOST=0.0.0.0 PORT=9000
 # Only sources are watched: the build output, caches, the venv, tests, .ci and the benchmark are ignored.
-# bench/livehtml.py measures it (one edit: one rebuild, one document re-read). The server runs under
+# bench/livehtml.py measures it (one edit: one rebuild, one document re-read). It builds without -W, so
+# slimebook_preview=1 lists a page's warnings at the top of that page (preview only). The server runs under
 # slimebook.livehtml, so Ctrl-C, or terminating this make by its process id, stops it (no orphan server).
 HOST ?= 127.0.0.1
 PORT ?= 8001
@@ -69,7 +70,7 @@ livehtml: sources system-deps node-deps
 	  --ignore "$(CURDIR)/.git/*" --ignore "$(CURDIR)/.ruff_cache/*" --ignore "*/__pycache__/*" \
 	  --ignore "$(CURDIR)/tests/*" --ignore "$(CURDIR)/bench/*" --ignore "$(CURDIR)/.ci/*" \
 	  --ignore "*/node_modules/*" --ignore "*.swp" --ignore "*~" --ignore "*/.#*" \
-	  --watch _ext $(SPHINXOPTS)
+	  --watch _ext -D slimebook_preview=1 $(SPHINXOPTS)
 
 # Published anchors (sources/anchors.txt, see _ext/slimebook/sphinxext/anchors.py): the check fails when
 # one disappears without a line in sources/redirects.txt; the update rewrites the manifest. Both are an

@@ -26,6 +26,7 @@ from . import (
     pages,
     parallelwrite,
     parents,
+    preview,
     reader,
     reading,
     readplan,
@@ -59,6 +60,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     course.setup(app)
     guide.setup(app)
     houserules.setup(app)  # house rules: context boxes, Slime names cited with {slime}
+    preview.setup(app)  # make livehtml: a page whose build warned lists its warnings at the top
     missingrefs.setup(app)  # an undefined {ref} label: the warning names the closest labels
     sourcecheck.setup(app)
     usage.setup(app)  # usage-index, {usage}, the scan of the pin

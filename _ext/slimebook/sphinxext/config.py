@@ -66,6 +66,8 @@ SETTINGS: tuple[Setting, ...] = (
             "The redirects of moved or removed anchors ('' for none)."),
     Setting("slimebook_anchors_mode", "anchors", "off", "", str,
             "What the build does with the manifest: 'off', 'check' or 'update'."),
+    Setting("slimebook_preview", "preview", False, "env", bool,
+            "Live preview (make livehtml): a page whose build warned shows those warnings at its top."),
 )
 
 
