@@ -103,10 +103,12 @@ def test_tex_declares_no_english_and_sets_chinese_fixed_strings(latex) -> None:
 def test_caption_ends_with_the_commit(latex) -> None:
     outdir, pin = latex
     tex = (outdir / "pdftest.tex").read_text(encoding="utf-8")
-    captions = [c for c in re.findall(r"\\sphinxSetupCaptionForVerbatim\{(.*)\}\n", tex) if "pkg/long.py" in c]
+    captions = [c for c in re.findall(r"\\sphinxSetupCaptionForVerbatim\{(.*)\}\n", tex)
+                if "pkg/long.py" in c and "L81–L90" in c.replace(r"\textendash{}", "–")]
     assert len(captions) == 1
     caption = captions[0].replace(r"\textendash{}", "–")
-    assert caption.endswith(f"{{pkg/long.py · L81–L90 · {pin[:7]}}}"), caption  # the link text, then nothing
+    # the link text, then nothing; the last separator joined to the commit by no-break spaces
+    assert caption.endswith(f"{{pkg/long.py · L81–L90\u00a0·\u00a0{pin[:7]}}}"), caption
     body = tex[: tex.index("\\appendix")]  # the usage appendix's introduction mentions snapshot pages
     assert "快照" not in body and "_snapshot" not in body
 
@@ -193,6 +195,12 @@ def test_pdf_text_is_chinese_and_keeps_caption_spaces(latex, pdf: Path) -> None:
     assert f"pkg/long.py · L81–L90 · {pin[:7]}" in flat
     assert f"{pin[:7]} ·" not in flat
     assert "问题 3.1" in flat and "答案 3.1" in flat and "问题 3.3" in flat
+    # the wrapped caption: the commit never starts a line, and its label is not letter-spaced
+    lines = [re.sub(r"[ \u00a0]+", " ", line).strip() for line in text.splitlines()]
+    commit_lines = [line for line in lines if pin[:7] in line and "L81–L84" in line]
+    assert commit_lines and all(f"L81–L84 · {pin[:7]}" in line for line in commit_lines), commit_lines
+    assert not any(line.startswith(pin[:7]) for line in lines)
+    assert not re.search(r"列 表", flat)
     assert not re.search(r"第\s*0\s*章", flat)  # the front chapter is not numbered
 
 

@@ -142,11 +142,21 @@ def _caption_link_only(app: Sphinx, node: excerpt_caption) -> list[nodes.Node]:
     return [_permalink(node)]
 
 
+def _caption_for_print(app: Sphinx, node: excerpt_caption) -> list[nodes.Node]:
+    """LaTeX: the permalink label with a no-break space on both sides of the ``·`` before the commit, so a wrapped
+    caption never ends a line with ``·`` and starts the next with the commit (``… · L81–L90 ·`` / ``624b824``)."""
+    link = _permalink(node)
+    head, sep, commit = node.astext().rpartition(" · ")
+    if sep:
+        link.children[:] = [nodes.Text(f"{head}\u00a0·\u00a0{commit}")]
+    return [link]
+
+
 #: caption builder per output kind (:func:`caption_kind`)
 CAPTION_BUILDERS: dict[str, CaptionBuilder] = {
     "html-pages": _caption_with_snapshot,
     "html": _caption_link_only,
-    "latex": _caption_link_only,
+    "latex": _caption_for_print,
     "text": _caption_link_only,
 }
 
