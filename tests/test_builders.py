@@ -121,7 +121,8 @@ def test_latex_has_no_snapshot_links_and_every_reference_has_its_label(build, so
     short = source_repo.pin[:7]
     caption = untex(re.search(r"\\sphinxSetupCaptionForVerbatim\{(.*)\}\n", tex).group(1))
     assert caption.startswith("The helper — ")
-    assert caption.endswith(f"pkg/mod.py · L4–L6 · {short}}}")  # the \sphinxhref's closing brace, then nothing
+    # the \sphinxhref's closing brace, then nothing; the last separator joined to the commit (no-break spaces)
+    assert caption.endswith(f"pkg/mod.py · L4–L6\u00a0·\u00a0{short}}}")
 
 
 @pytest.mark.parametrize("buildername", ["html", "singlehtml", "latex"])
