@@ -107,3 +107,10 @@ def test_an_undefined_label_warns_at_its_own_line_with_the_closest_labels(house)
     assert re.search(r"guide/refs\.md:10: WARNING: undefined label: 'zzz-nothing-like-it'; no label of the book is "
                      r"close to it \[ref\.ref\]", warnings), warnings
     assert warnings.count("undefined label") == 2  # Sphinx's own warning is not repeated
+
+
+def test_a_misspelled_directive_option_names_the_closest_option(house) -> None:
+    _app, warnings = house
+    assert re.search(r"guide/refs\.md:16: WARNING: 'slime-source': Unknown option key: 'emphasise-lines' "
+                     r"\(allowed: \[[^]]*\]\); did you mean 'emphasize-lines'\? \[myst\.directive_option\]",
+                     warnings), warnings

@@ -35,9 +35,10 @@ def test_warnings_show_on_their_page_only_in_preview(tmp_path: Path, fetched_cac
     if not preview:
         assert (refs, unboxed) == ("", "")
         return
-    assert "构建这一页时有 2 条警告" in refs
+    assert "构建这一页时有 3 条警告" in refs
     assert "第 7 行：undefined label: 'house-boxd'; did you mean 'house-boxed'?" in refs
     assert "第 10 行：undefined label: 'zzz-nothing-like-it'" in refs
+    assert "第 16 行：'slime-source': Unknown option key: 'emphasise-lines'" in refs
     assert "第 1 行：house rule: a guide chapter opens with a context box" in unboxed
     assert _box((app.outdir / "guide" / "index.html").read_text()) == ""  # a page that did not warn
     # the build's own warnings are unchanged by the preview

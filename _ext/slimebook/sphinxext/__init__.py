@@ -21,7 +21,6 @@ from . import (
     heap,
     houserules,
     latex,
-    missingrefs,
     numbers,
     pages,
     parallelwrite,
@@ -36,6 +35,7 @@ from . import (
     source,
     sourcecheck,
     stableconfig,
+    suggestions,
     templatecache,
     usage,
     usageappendix,
@@ -61,7 +61,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     guide.setup(app)
     houserules.setup(app)  # house rules: context boxes, Slime names cited with {slime}
     preview.setup(app)  # make livehtml: a page whose build warned lists its warnings at the top
-    missingrefs.setup(app)  # an undefined {ref} label: the warning names the closest labels
+    suggestions.setup(app)  # an undefined {ref} label or a misspelled directive option: the closest names
     sourcecheck.setup(app)
     usage.setup(app)  # usage-index, {usage}, the scan of the pin
     usagepages.setup(app)

@@ -1,4 +1,6 @@
-"""A ``{ref}`` to a label nobody defined: the warning names the closest labels that exist.
+"""Warnings that say what was probably meant: an undefined ``{ref}`` label, a misspelled directive option.
+
+**Labels.** A ``{ref}`` to a label nobody defined: the warning names the closest labels that exist.
 
 Sphinx warns ``undefined label: 'guide-walkthru'`` and stops there; a writer then searches the book for the label
 they meant. This module answers Sphinx's ``warn-missing-reference`` event for the standard domain's ``ref`` and
@@ -10,11 +12,19 @@ public ``app.disconnect``; when Sphinx no longer registers that function, nothin
 gets both lines, never none. The
 location is the reference's own node, as Sphinx gives it; directives that parse option values (``context-box``)
 pass each option's own line, so the warning lands on the line that holds the reference.
+
+**Directive options.** MyST-Parser warns ``'code-block': Unknown option key: 'emphasise-lines' (allowed: [...])``
+and lists every allowed option. A filter on MyST's own warning logger (``myst_parser.warnings_``, through the
+standard :mod:`logging` filter API) appends ``; did you mean 'emphasize-lines'?`` when one allowed option is
+close. It reads only the message MyST wrote; a message of another shape passes unchanged.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
+import logging as std_logging
+import re
 
 from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
@@ -23,7 +33,7 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["closest_labels", "setup"]
+__all__ = ["OptionHint", "closest_labels", "setup"]
 
 #: The roles whose missing target this module reports (the others keep Sphinx's own warning).
 ROLES = frozenset({"ref", "numref"})
@@ -55,6 +65,29 @@ def _warn(app: Sphinx, domain: Domain | None, node: pending_xref) -> bool | None
     return True
 
 
+#: MyST-Parser's message for an option its directive does not declare (myst_parser/parsers/directives.py).
+_UNKNOWN_OPTION = re.compile(r"Unknown option key: (?P<name>'[^']*'|\"[^\"]*\") \(allowed: (?P<allowed>\[.*\])\)")
+
+
+class OptionHint(std_logging.Filter):
+    """Adds ``; did you mean 'x'?`` to MyST's unknown-option warnings when an allowed option is close."""
+
+    def filter(self, record: std_logging.LogRecord) -> bool:
+        message = record.getMessage()
+        found = _UNKNOWN_OPTION.search(message)
+        if found is None or "did you mean" in message:
+            return True
+        try:
+            name = ast.literal_eval(found.group("name"))
+            allowed = [str(option) for option in ast.literal_eval(found.group("allowed"))]
+        except (ValueError, SyntaxError):
+            return True
+        near = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+        if near:
+            record.msg, record.args = f"{message[:found.end()]}; did you mean {near[0]!r}?{message[found.end():]}", ()
+        return True
+
+
 def _standard_listeners(app: Sphinx) -> list[int]:
     """The ids of the standard domain's own ``warn-missing-reference`` listeners (none when Sphinx changed it)."""
     from sphinx.domains import std
@@ -65,7 +98,10 @@ def _standard_listeners(app: Sphinx) -> list[int]:
 
 
 def setup(app: Sphinx) -> None:
-    """Register the ``warn-missing-reference`` handler in place of the standard domain's."""
+    """Register the ``warn-missing-reference`` handler in place of the standard domain's, and the option hint."""
     for listener_id in _standard_listeners(app):
         app.disconnect(listener_id)
     app.connect("warn-missing-reference", _warn, priority=400)
+    myst = std_logging.getLogger("sphinx.myst_parser.warnings_")  # sphinx.util.logging.getLogger's name for it
+    if not any(isinstance(f, OptionHint) for f in myst.filters):
+        myst.addFilter(OptionHint())
