@@ -172,3 +172,57 @@ def test_repository_map_equals_git_ls_tree(built: Path) -> None:
         expected[key] = expected.get(key, 0) + 1
     assert shown == expected
     assert total == len(listed)
+
+
+#: The training walk's entry points (issues 30 and 31): each must be covered by a slime-source excerpt or a {slime}
+#: range in chapters/training/, as path → qualified names.
+TRAINING_ENTRY_POINTS = {
+    "train.py": ["train"],
+    "train_async.py": ["train"],
+    "slime/ray/placement_group.py": ["create_placement_groups", "allocate_train_group", "create_training_models",
+                                     "create_rollout_manager"],
+    "slime/ray/actor_group.py": ["RayTrainGroup.async_train"],
+    "slime/ray/rollout.py": ["RolloutManager.generate", "RolloutManager.offload", "RolloutManager.onload_weights"],
+    "slime/backends/megatron_utils/actor.py": [
+        "MegatronTrainRayActor._get_rollout_data", "MegatronTrainRayActor.train",
+        "MegatronTrainRayActor.update_weights", "MegatronTrainRayActor.sleep", "MegatronTrainRayActor.wake_up"],
+    "slime/backends/megatron_utils/data.py": ["get_batch"],
+    "slime/backends/megatron_utils/loss.py": ["compute_advantages_and_returns", "policy_loss_function"],
+    "slime/utils/ppo_utils.py": ["get_grpo_returns", "compute_approx_kl"],
+    "slime/backends/megatron_utils/update_weight/update_weight_from_tensor.py": [
+        "UpdateWeightFromTensor.update_weights"],
+    "slime/backends/megatron_utils/update_weight/update_weight_from_distributed.py": [
+        "UpdateWeightFromDistributed.update_weights"],
+    "slime/backends/megatron_utils/update_weight/update_weight_from_disk.py": ["UpdateWeightFromDisk.update_weights"],
+    "slime/backends/megatron_utils/update_weight/update_weight_from_disk_delta.py": [
+        "UpdateWeightFromDiskDelta.update_weights"],
+}
+
+
+def test_the_training_walk_cites_its_entry_points() -> None:
+    from slimebook.citations import book_files, find_citations
+    from slimebook.excerpt import read_excerpt
+    from slimebook.pyranges import definitions
+
+    runs: dict[str, list[tuple[int, int]]] = {}
+    for file in book_files([ROOT / "chapters" / "training"]):
+        for citation in find_citations(file):
+            assert citation.error is None, (file, citation.line, citation.error)
+            excerpt = read_excerpt(STORE, citation.path, lines=citation.options.get("lines"),
+                                   pyobject=citation.options.get("pyobject"))
+            runs.setdefault(excerpt.path, []).extend(excerpt.runs)
+    missing = []
+    for path, names in TRAINING_ENTRY_POINTS.items():
+        starts = {d.qualname: d.start for d in definitions(STORE.read_text(path))}
+        for name in names:
+            line = starts[name]
+            if not any(a <= line <= b for a, b in runs.get(path, [])):
+                missing.append(f"{path}:{line} {name}")
+    assert missing == []
+
+
+def test_every_reading_order_entry_links_a_section_that_explains_it(built: Path) -> None:
+    text = (ROOT / "chapters" / "guide" / "reading-order.md").read_text(encoding="utf-8")
+    entries = [(argument, content) for name, argument, content in directives(text) if name == "reading-entry"]
+    assert len(entries) == 26
+    assert [argument for argument, content in entries if ":covered-by:" not in content] == []
