@@ -163,3 +163,31 @@ def test_a_line_a_teaching_lesson_cites_is_settled_only_by_a_confirmation_or_its
     result = settle(records, named, citations, {"les", "other"}, teaches)
     assert result.read == [] and result.open == [] and result.problems == []
     assert [(r.line, rule.at) for r, rule in result.left] == [(3, 1), (9, 4), (3, 1)]
+
+
+def test_an_edit_of_the_notes_alone_runs_the_gate_again(build, upstream, tmp_path: Path) -> None:  # noqa: F811
+    import shutil
+
+    from test_usage import LOCK
+
+    repo, commit, _ = upstream
+    src = tmp_path / "edited"
+    shutil.copytree(Path(__file__).parent / "roots" / "test-candidates", src)
+    (src / "sources.toml").write_text(LOCK.format(url=repo.as_posix(), commit=commit))
+    notes = src / "candidate-notes.toml"
+    notes.write_text('[[left]]\nnames = ["get"]\nreason = "a dict lookup"\n')
+    assert build("candidates", srcdir=src)._warning.getvalue() == ""
+    notes.write_text("# every entry removed\n")
+    again = build("candidates", srcdir=src)  # incremental: no document changed, only the notes file
+    assert "app/loop.py:13 'get'" in again._warning.getvalue() and "neither confirmed nor left" in \
+        again._warning.getvalue()
+
+
+def test_a_rule_naming_the_place_wins_over_an_earlier_pattern() -> None:
+    records = [_cand("a.py", 3, "get")]
+    notes = parse_notes("[[left]]\nnames = ['get']\nreason = 'dict lookups'\n"
+                        "[[left]]\nplaces = ['a.py:3']\nreason = 'this one, read'\n")
+    result = settle(records, notes, {"les": [("a.py", [(3, 3)])]}, {"les"}, {"les": ["queue.Queue.get"]})
+    assert result.read == [] and [rule.reason for _, rule in result.left] == ["this one, read"]
+    assert [p.message for p in result.problems] == [
+        "this [[left]] rule covers no candidate that is not already confirmed or covered by an earlier rule"]

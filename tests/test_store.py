@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MODULE_V1, SourceRepo
+from conftest import MODULE_V1, SourceRepo, git
 from slimebook import store as store_mod
 from slimebook.lock import LockError, load_lock
 from slimebook.store import (
@@ -156,6 +156,34 @@ def test_grep_lists_the_pins_matching_lines_in_the_books_numbering(cache: Path, 
     assert store.grep("nowhere at all") == []
     with pytest.raises(RevisionError, match="Unmatched"):
         store.grep("(")
+
+
+def test_grep_survives_odd_files_names_and_git_configuration(cache: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "odd"
+    repo.mkdir()
+    git("init", "--quiet", "--initial-branch=main", str(repo), cwd=tmp_path)
+    (repo / "we:ird.py").write_bytes(b"a:b target\n")
+    (repo / "\u00fcn.py").write_bytes(b"target\n")
+    (repo / "lat.py").write_bytes(b"caf\xe9 target\n")
+    (repo / "cr.py").write_bytes(b"one\rtwo target\nthree\r\nfour target\n")
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "odd", cwd=repo)
+    lock = tmp_path / "odd.toml"
+    lock.write_text(SourceRepo(repo, git("rev-parse", "HEAD", cwd=repo).strip(), "").lock_text())
+    store = SourceStore(load_lock(lock))
+    store.fetch()
+    config = tmp_path / "gitconfig"  # a user's configuration must not change what is parsed
+    config.write_text("[grep]\n\tcolumn = true\n\tlineNumber = false\n[core]\n\tquotePath = true\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    assert store.grep("target") == [
+        GrepMatch("cr.py", 2, "two target"),  # inside git's line 1 ("one\rtwo target"): book line 2
+        GrepMatch("cr.py", 4, "four target"),
+        GrepMatch("lat.py", 1, "caf\ufffd target"),  # not UTF-8: shown with a replacement character
+        GrepMatch("we:ird.py", 1, "a:b target"),
+        GrepMatch("\u00fcn.py", 1, "target"),
+    ]
+    assert store.grep("one|two", ["cr.py"]) == [GrepMatch("cr.py", 1, "one"), GrepMatch("cr.py", 2, "two target")]
 
 
 def test_reader_survives_fork(cache: Path, lock_file: Path) -> None:

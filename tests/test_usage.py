@@ -413,7 +413,7 @@ def test_errors_are_located(build) -> None:
         (f"{waivers}:1", "coverage: threading.Thread (threading, 1 occurrence at the pin) is taught by no lesson"),
         (f"{waivers}:1", "coverage: syntax:async_def (syntax, 3 occurrences at the pin) is taught by no lesson"),
         (f"lesson.md:{_line_of(lesson, 'asyncio.gahter')}", "lesson-teaches: 'asyncio.gahter' can never match the "
-         "usage scan: the standard library has no such name"),
+         "usage scan: the standard library of this Python"),
         (f"lesson.md:{_line_of(lesson, 'syntax:awiat')}", "lesson-teaches: 'syntax:awiat' can never match the "
          "usage scan: unknown syntax kind 'awiat'"),
     ]

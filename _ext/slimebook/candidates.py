@@ -320,7 +320,9 @@ def _sort_out(candidates: list[Occurrence], taken: Mapping[str, Confirmation], r
         if record.id in taken:
             result.confirmed.append((record, taken[record.id]))
             continue
-        rule = next((rule for rule in rules if rule.matches(record)), None)
+        # a rule that names this occurrence in places wins over an earlier pattern rule
+        rule = next((rule for rule in rules if rule.names_place(record) and rule.matches(record)), None) \
+            or next((rule for rule in rules if rule.matches(record)), None)
         if rule is None:
             result.open.append(record)
         else:

@@ -14,7 +14,6 @@ atomic on one file system). Files are read without a work tree through one long-
 
 from __future__ import annotations
 
-import bisect
 import codecs
 import os
 import posixpath
@@ -29,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Protocol, TextIO
 
-from .lines import line_starts, split_lines
+from .lines import split_lines
 from .lock import SourceLock
 
 __all__ = [
@@ -177,6 +176,36 @@ def _remove_stale_temps(parent: Path) -> None:
                 shutil.rmtree(candidate, ignore_errors=True)
         except OSError:
             continue
+
+
+#: A line end of the book's line model, on bytes: CRLF, a lone CR or LF (:data:`slimebook.lines.LINE_BREAK`).
+_BOOK_BREAK = re.compile(rb"\r\n|\r|\n")
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def _decode(line: bytes) -> str:
+    return line.decode("utf-8", "replace")
+
+
+@dataclass(frozen=True)
+class GrepSearch:
+    """A ``git grep`` search replayed in Python on one line (to place a match inside a git line that holds a lone
+    ``\\r``): the pattern as a regular expression or a fixed string, ``-i`` and ``-w``."""
+
+    pattern: str
+    ignore_case: bool = False
+    fixed: bool = False
+    word: bool = False
+
+    def matches(self, line: str) -> bool:
+        """Whether ``line`` matches; a pattern Python cannot compile matches every line."""
+        body = re.escape(self.pattern) if self.fixed else self.pattern
+        if self.word:
+            body = rf"(?<!\w)(?:{body})(?!\w)"
+        try:
+            return re.search(body, line, re.IGNORECASE if self.ignore_case else 0) is not None
+        except re.error:
+            return True
 
 
 class GrepMatch(NamedTuple):
@@ -376,39 +405,46 @@ class SourceStore:
             RevisionError: git rejected the pattern or a pathspec (the message is git's).
         """
         self.require()
-        flags = ["-n", "-I", "--full-name", "--no-color", "-F" if fixed else "-E"]
+        flags = ["-z", "-n", "-I", "--full-name", "--no-color", "-F" if fixed else "-E"]
         flags += ["-i"] * ignore_case + ["-w"] * word
-        proc = _git("grep", *flags, "-e", pattern, self.lock.commit, "--", *pathspecs, cwd=self.git_dir, check=False)
+        # the user's git configuration may add columns or quote paths: this output is parsed
+        proc = subprocess.run(["git", "-c", "grep.column=false", "-c", "grep.lineNumber=true", "-c",
+                               "core.quotePath=false", "grep", *flags, "-e", pattern, self.lock.commit, "--",
+                               *pathspecs], cwd=self.git_dir, env=_git_env(), capture_output=True, check=False)
         if proc.returncode not in (0, 1):
-            raise RevisionError(f"git grep {pattern!r} at {self.lock.short}: {proc.stderr.strip()}")
-        prefix = f"{self.lock.commit}:"
+            message = proc.stderr.decode("utf-8", "replace").strip()
+            raise RevisionError(f"git grep {pattern!r} at {self.lock.short}: {message}")
+        prefix = f"{self.lock.commit}:".encode()
+        found = GrepSearch(pattern, ignore_case, fixed, word)
+        newlines: dict[str, list[int] | None] = {}  # per matched path: offsets after each \n, None without a lone \r
         matches: list[GrepMatch] = []
-        for row in proc.stdout.split("\n"):  # not splitlines(): a matched line may hold a lone \r or \f
+        for row in proc.stdout.split(b"\n"):  # -z: "<commit>:<path>\0<line>\0<text>"; git splits lines on \n only
             if row:
-                path, number, text = row.removeprefix(prefix).split(":", 2)
-                matches.append(GrepMatch(path, int(number), text.removesuffix("\r")))
-        return self._book_numbering(matches)
+                path, number, text = row.removeprefix(prefix).split(b"\0", 2)
+                name = path.decode("utf-8", "surrogateescape")
+                if name not in newlines:
+                    data = self.read_bytes(name)
+                    newlines[name] = [m.end() for m in re.finditer(b"\n", data)] if _LONE_CR.search(data) else None
+                matches.extend(self._book_lines(name, int(number), text, found, newlines[name]))
+        return matches
 
-    def _book_numbering(self, matches: list[GrepMatch]) -> list[GrepMatch]:
-        """Renumber the matches of files holding a lone ``\r`` (git counts only ``\n``) by :func:`split_lines`."""
-        out: list[GrepMatch] = []
-        starts: dict[str, tuple[list[int], list[int], list[str]] | None] = {}
-        for match in matches:
-            if match.path not in starts:
-                text = self.read_text(match.path)
-                if re.search("\r(?!\n)", text):
-                    git_starts = [0, *(m.end() for m in re.finditer("\n", text))]
-                    starts[match.path] = (git_starts, line_starts(text), split_lines(text))
-                else:
-                    starts[match.path] = None
-            table = starts[match.path]
-            if table is None:
-                out.append(match)
-                continue
-            git_starts, book_starts, lines = table
-            line = bisect.bisect_right(book_starts, git_starts[match.line - 1])
-            out.append(GrepMatch(match.path, line, lines[line - 1]))
-        return out
+    def _book_lines(self, path: str, git_line: int, text: bytes, search: GrepSearch,
+                    newlines: list[int] | None) -> list[GrepMatch]:
+        """The book's lines (:mod:`slimebook.lines`) behind git's line ``git_line`` of ``path`` whose ``text`` matched
+        (``newlines``: the offsets after each ``\\n`` of the file, None when it holds no lone ``\\r``).
+
+        Git counts only ``\\n``; the book also ends a line at a lone ``\\r``. A git line holding a lone ``\\r`` is
+        several book lines: those the pattern matches are returned (all of them when Python's ``re`` cannot tell,
+        since git's regular expressions are not Python's), numbered after every lone ``\\r`` earlier in the file.
+        """
+        parts = _BOOK_BREAK.split(text.removesuffix(b"\r"))
+        if newlines is None:  # no lone \r in the file: git's numbering is the book's
+            return [GrepMatch(path, git_line, _decode(parts[0]))]
+        git_start = 0 if git_line == 1 else newlines[git_line - 2]
+        first = len(_BOOK_BREAK.findall(self.read_bytes(path), 0, git_start)) + 1
+        lines = [(first + n, _decode(part)) for n, part in enumerate(parts)]
+        chosen = [(n, line) for n, line in lines if search.matches(line)] or lines
+        return [GrepMatch(path, n, line) for n, line in chosen]
 
     def read_lines(self, path: str) -> list[str]:
         """The lines of ``path`` without line ends, by the book's one line model (:func:`slimebook.lines.split_lines`:

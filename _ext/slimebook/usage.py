@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 import tomllib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -119,37 +120,50 @@ def _stdlib_has(name: str) -> bool:
     return False
 
 
+def _known_names() -> set[str]:
+    """Every name the category table spells out: prefixes, builtins, tracked types, their methods, syntax kinds."""
+    names = {*API_PREFIXES, *BUILTINS, *TYPES, *(f"syntax:{kind}" for kind in SYNTAX_KINDS)}
+    names.update(f"{type_name}.{method}" for type_name, methods in TYPES.items() for method in methods)
+    return names
+
+
 def declaration_problem(name: str) -> str | None:
     """Why a ``lesson-teaches`` name (or glob) can never match a scan record, or None when it can.
 
     A name can match when it is a syntax kind the scanner records (``syntax:await``), a builtin it reports
-    (``anext``), a method of a tracked type (``asyncio.Queue.shutdown``), or a name in a category of the table
-    (:func:`~slimebook.scan.categories.category_of`) that the running interpreter's standard library has
-    (so ``asyncio.gahter`` is a typo, not an unused API). A glob is checked up to its first wildcard.
+    (``anext``), a method of a tracked type or of a tracked base it inherits (``asyncio.Task.add_done_callback``),
+    a name the category table spells out, or a name under a whole module of the table (``asyncio.gather``,
+    :func:`~slimebook.scan.categories.category_of`) that the running interpreter's standard library has, so
+    ``asyncio.gahter`` is reported (a name only a newer Python has is reported too, with that said). A glob
+    (``asyncio.create_*``, ``typing.Async*``) can match when it matches a name the table spells out, or when the
+    dotted components before its first wildcard lie inside a whole module of the table.
     """
-    stem = re.split(r"[*?\[]", name, maxsplit=1)[0]
-    if stem != name:  # a glob: its fixed part must lead somewhere
-        stem = stem.rstrip(".")
-        if not stem:
+    if re.search(r"[*?\[]", name):
+        if any(fnmatchcase(known, name) for known in _known_names()):
             return None
-    if stem.startswith("syntax:"):
-        kind = stem[len("syntax:"):]
-        if stem == name and kind not in SYNTAX_KINDS:
+        fixed = re.split(r"[*?\[]", name, maxsplit=1)[0].rpartition(".")[0]
+        if fixed and category_of(fixed) is not None and _stdlib_has(fixed):
+            return None
+        return "the glob matches no name the scanner can record (slimebook.scan.categories)"
+    if name.startswith("syntax:"):
+        kind = name[len("syntax:"):]
+        if kind not in SYNTAX_KINDS:
             return f"unknown syntax kind {kind!r}; the scanner records {', '.join(SYNTAX_KINDS)}"
         return None
-    if stem in BUILTINS or stem in TYPES:
+    if name in BUILTINS or name in TYPES or name in API_PREFIXES:
         return None
-    split = split_method(stem)
+    split = split_method(name)
     if split is not None:
         type_name, method = split
         known = {m for t in (type_name, *ancestors(type_name)) for m in TYPES[t]}
-        if stem == name and method not in known:
+        if method not in known:
             return f"{type_name} has no tracked method {method!r}; the scanner knows {', '.join(sorted(known))}"
         return None
-    if category_of(stem) is None:
+    if category_of(name) is None:
         return "no category of the scanner's table holds it (slimebook.scan.categories.API_PREFIXES)"
-    if not _stdlib_has(stem):
-        return "the standard library has no such name (a typo?)"
+    if not _stdlib_has(name):
+        return (f"the standard library of this Python ({sys.version_info[0]}.{sys.version_info[1]}) has no such "
+                "name: a typo, or a newer Python's name (then spell it out in the scanner's category table)")
     return None
 
 

@@ -12,7 +12,9 @@ One small function per kind of evidence (issue 8), each fed by the tables of
 * :meth:`Evidence.attribute_evidence`: ``self.q = asyncio.Queue()`` in one method of a class (or a
   class-level assignment / annotation), ``self.q`` in any method of it; and ``obj.q`` anywhere in the file
   where ``obj`` itself has evidence of being an instance of that class (``w = Worker()``, ``w: Worker``,
-  ``self.worker = Worker()``), the class being defined in the same file.
+  ``self.worker = Worker()``), the class being defined in the same file (known by its qualified name, so a local
+  class never borrows a same-named one's attributes), unless the file also assigns that attribute name on a
+  receiver other than ``self``.
 
 Inference is flow-insensitive: a name (or ``self`` attribute) has a type when all of its bindings in
 its scope agree on one, ignoring ``= None``; an annotation wins over assignments. A type is either
@@ -95,12 +97,16 @@ def _looks_like_class(qualname: str) -> bool:
 class Evidence:
     """Type inference over one file's scopes (built by :mod:`slimebook.scan.visitor`)."""
 
-    def __init__(self, classes: dict[str, Scope | None] | None = None) -> None:
-        """``classes``: the file's class scopes by qualified name (``Worker``, ``Outer.Inner``; None for a name
-        defined twice), for ``obj.attr`` where ``obj`` is an instance of one of them."""
+    def __init__(self, classes: dict[str, Scope | None] | None = None,
+                 foreign_stores: set[str] | frozenset[str] = frozenset()) -> None:
+        """``classes``: the file's class scopes by qualified name (``Worker``, ``f.Worker``; None for a name
+        defined twice), for ``obj.attr`` where ``obj`` is an instance of one of them; ``foreign_stores``: attribute
+        names the file assigns on some other receiver than a method's ``self`` (``w.q = …``), which are then not
+        typed through an instance (the store may have replaced what the class assigned)."""
         self._memo: dict[tuple[int, str], TypeFact | None] = {}
         self._busy: set[tuple[int, str]] = set()
         self._classes = classes or {}
+        self._foreign = foreign_stores
 
     # -- entry point ------------------------------------------------------------------------------
     def expr_type(self, expr: cst.BaseExpression, scope: Scope) -> TypeFact | None:
@@ -141,7 +147,8 @@ class Evidence:
             if owner is None:
                 return (f"~builtins.{func.value}", "literal") if func.value in BUILTIN_TYPES else None
             if all(b.kind == "class" for b in owner.bindings[func.value]):
-                return (f"~{func.value}", "constructor_evidence")
+                # the class's qualified name, so a local class never borrows a same-named module class's attributes
+                return (f"~{owner.child_qualname(func.value)}", "constructor_evidence")
             return None
         if isinstance(func, cst.Attribute):
             receiver = self.expr_type(func.value, scope)
@@ -188,6 +195,9 @@ class Evidence:
             return None
         if chain[0] == "object" and not chain[1]:
             return None
+        owner = lookup(scope, chain[0]) if not chain[1] else None
+        if owner is not None and all(b.kind == "class" for b in owner.bindings[chain[0]]):
+            return f"~{owner.child_qualname(chain[0])}"  # a class of this file, by its qualified name
         return "~" + ".".join((chain[0], *chain[1]))
 
     def context_manager_evidence(self, expr: cst.BaseExpression, scope: Scope) -> TypeFact | None:
@@ -199,16 +209,19 @@ class Evidence:
         if fact[0] in ENTER_RETURNS_SELF:
             return (fact[0], "context_manager_evidence")
         if fact[0].startswith("~"):
-            return fact
+            # still known untracked (no candidate), but not an instance to type attributes through: a class of
+            # this file may return anything from __enter__ (attribute_evidence checks this provenance)
+            return (fact[0], "context_manager_evidence")
         return ("~enter", "context_manager_evidence")
 
     def attribute_evidence(self, expr: cst.Attribute, scope: Scope) -> TypeFact | None:
         """Type of ``self.name`` from the class's ``self.name = …`` / annotations; of ``obj.name`` the same
         way when ``obj`` is known to be an instance of a class defined in this file; else None."""
         cls = self.self_class(expr.value.value, scope) if isinstance(expr.value, cst.Name) else None
-        if cls is None:
+        if cls is None and expr.attr.value not in self._foreign:
             owner = self.expr_type(expr.value, scope)
-            cls = self._classes.get(owner[0][1:]) if owner is not None and owner[0].startswith("~") else None
+            cls = self._classes.get(owner[0][1:]) if owner is not None and owner[0].startswith("~") \
+                and owner[1] != "context_manager_evidence" else None
         if cls is None:
             return None
         return self._class_attribute(cls, expr.attr.value)

@@ -474,11 +474,14 @@ class FileScan:
 
 def _resolve(walker: _Walker) -> list[_Entry]:
     """Turn the walker's refs and calls into entries (the second, resolving half of a scan)."""
+    foreign: set[str] = set()  # attribute names assigned on another receiver than a method's self
     for self_name, attr, binding, scope in walker.attr_assigns:
         owner = lookup(scope, self_name)
         if owner is not None and owner.kind == "function" and owner.first_param == self_name \
                 and owner.parent is not None and owner.parent.kind == "class":
             owner.parent.attrs.setdefault(attr, []).append(binding)
+        else:
+            foreign.add(attr)
     entries = walker.entries
     for node, scope in walker.async_defs:
         if scope.has_yield:
@@ -498,7 +501,7 @@ def _resolve(walker: _Walker) -> list[_Entry]:
         if not attrs and root in BUILTINS and lookup(scope, root) is None:
             kind = "api_call" if use == "call" else "api_reference"
             entries.append(_Entry(node, node, where, kind, root, BUILTINS[root], "builtin"))
-    evidence = Evidence(walker.classes)
+    evidence = Evidence(walker.classes, foreign)
     for call, scope, where in walker.calls:
         func = call.func
         receiver = func.value

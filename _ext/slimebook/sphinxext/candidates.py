@@ -28,7 +28,7 @@ from sphinx.util import logging
 
 from ..candidates import Notes, NotesError, Settled, parse_notes, settle
 from .config import declare as declare_config
-from .config import read_file_setting
+from .config import file_setting, read_file_setting
 from .diagnostics import SlimebookWarning, file_location, warn
 from .envrecords import citations
 from .scancache import get_scan
@@ -104,7 +104,19 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
              record.id, location=file_location(notes.path, 1))
 
 
+def _depend(app: Sphinx, doctree) -> None:
+    """``doctree-read``: a document that cites the pin (a confirmation's lesson must) or declares names depends on
+    the notes file, so an edit of the notes alone re-reads it and the gate runs again (``env-check-consistency``
+    runs only when a document was read)."""
+    env = app.env
+    if citations(env).get(env.docname) or env.docname in env.__dict__.get("slimebook_teaches", {}):
+        path = file_setting(app, "slimebook_candidate_notes")
+        if path is not None and path.is_file():
+            env.note_dependency(str(path))
+
+
 def setup(app: Sphinx) -> None:
-    """Register the notes option and the gate."""
+    """Register the notes option, the gate and the lessons' dependency on the notes file."""
     declare_config(app, "candidates")  # slimebook_candidate_notes
+    app.connect("doctree-read", _depend)
     app.connect("env-check-consistency", _check)

@@ -12,6 +12,10 @@ location, else the document being read, else (a warning about the whole book: th
 page) the root document. Re-reading the root document is what makes the whole-book checks run again: they run in
 ``env-check-consistency`` or while pages are written, which Sphinx skips when no document changed.
 
+Sphinx's and other extensions' warnings (an undefined label, a MyST option error, …) get the same rule: a handler
+on the ``sphinx`` logger (:class:`WarnedDocuments`, installed for the length of a build) marks the document each
+warning record points at, so a second ``-W`` build fails where the first did whoever logged the warning.
+
 Where the marks live: marks made while reading are kept per document on the environment (merged after a parallel
 read, purged when the document is read again); marks made later (consistency check, resolving, writing) are kept
 in a set on the environment that each build starts empty. At ``build-finished`` the union is written atomically
@@ -23,10 +27,12 @@ from __future__ import annotations
 
 import enum
 import json
+import logging as std_logging
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from docutils.utils import get_source_line
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
@@ -34,7 +40,7 @@ from sphinx.util import logging
 from ..atomicio import atomic_write
 from .envdata import doc_data, keep_per_doc
 
-__all__ = ["SlimebookWarning", "WARNED_FILE", "file_location", "warn"]
+__all__ = ["SlimebookWarning", "WARNED_FILE", "WarnedDocuments", "file_location", "warn", "warning_place"]
 
 logger = logging.getLogger("slimebook")
 
@@ -96,21 +102,56 @@ def warn(
         location: what Sphinx shows as the place: ``(docname, line)``, a node, or a ``"path:line"`` string.
         docname: the document the warning belongs to, when ``location`` does not say (see the module docstring).
     """
-    target = docname
-    if target is None and isinstance(location, tuple) and location and isinstance(location[0], str):
-        target = location[0]
-    if target is None and isinstance(location, nodes.Node):
-        doc = location.document
-        source = (doc.get("source") if doc is not None else None) or location.source
-        target = env.path2doc(source) if source else None
-    reading = _reading(env)
-    if target is None:
-        target = reading or env.config.root_doc
-    if reading:
-        doc_data(env, _ENV)[target] = True
-    else:
-        env.__dict__.setdefault(_APP, set()).add(target)
+    target = docname or warning_place(env, location)[0]
+    _mark(env, target or _reading(env) or env.config.root_doc)
     logger.warning(message, *args, location=location, type="slimebook", subtype=subtype.value)
+
+
+def _mark(env: BuildEnvironment, docname: str) -> None:
+    """Read ``docname`` again in the next build (see the module docstring for where the mark lives)."""
+    if _reading(env):
+        doc_data(env, _ENV)[docname] = True
+    else:
+        env.__dict__.setdefault(_APP, set()).add(docname)
+
+
+def warning_place(env: BuildEnvironment, location: Any) -> tuple[str | None, int | None]:
+    """``(docname, line)`` of a warning's location, the way Sphinx's log translator reads one: a ``(docname, line)``
+    pair, a node (its source path → docname), or a ``"path:line"`` / docname string; ``(None, None)`` when it names
+    no document of the book (a data file, no location)."""
+    if isinstance(location, tuple) and len(location) == 2:
+        return (location[0] or None), location[1]
+    if isinstance(location, nodes.Node):
+        source, line = get_source_line(location)
+        doc = location.document
+        source = source or (doc.get("source") if doc is not None else None)
+        return (env.path2doc(source) if source else None), line
+    if isinstance(location, str):
+        path, sep, line = location.rpartition(":")
+        if sep and line.isdigit():
+            return env.path2doc(path), int(line)
+        return (location if location in env.found_docs else env.path2doc(location)), None
+    return None, None
+
+
+class WarnedDocuments(std_logging.Handler):
+    """Marks the document of every WARNING record of the ``sphinx`` logger for re-reading (:func:`_mark`), whoever
+    logged it; records that ``suppress_warnings`` silences and records that name no document are left alone."""
+
+    def __init__(self, app: Sphinx) -> None:
+        super().__init__(std_logging.WARNING)
+        self.app = app
+
+    def emit(self, record: std_logging.LogRecord) -> None:
+        try:
+            if logging.is_suppressed_warning(getattr(record, "type", None), getattr(record, "subtype", None),
+                                             self.app.config.suppress_warnings):
+                return
+            docname = warning_place(self.app.env, getattr(record, "location", None))[0]
+            if docname is not None:
+                _mark(self.app.env, docname)
+        except Exception:  # noqa: BLE001 - marking must never break the build's logging
+            pass
 
 
 def _warned_file(app: Sphinx) -> Path:
@@ -129,7 +170,8 @@ def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[
 
 
 def _finish(app: Sphinx, exception: BaseException | None) -> None:
-    """``build-finished``: write the documents that warned in this build (atomically)."""
+    """``build-finished``: stop marking and write the documents that warned in this build (atomically)."""
+    _stop(app)
     env = app.env
     if env is None:  # pragma: no cover - failed before the environment existed
         return
@@ -141,6 +183,16 @@ def _finish(app: Sphinx, exception: BaseException | None) -> None:
 
 def _start(app: Sphinx) -> None:
     app.env.__dict__.pop(_APP, None)
+    handler = WarnedDocuments(app)
+    std_logging.getLogger("sphinx").addHandler(handler)  # the root of every Sphinx logger
+    app.slimebook_warned_handler = handler  # type: ignore[attr-defined]
+
+
+def _stop(app: Sphinx) -> None:
+    handler = getattr(app, "slimebook_warned_handler", None)
+    if handler is not None:
+        std_logging.getLogger("sphinx").removeHandler(handler)
+        del app.slimebook_warned_handler  # type: ignore[attr-defined]
 
 
 def setup(app: Sphinx) -> None:

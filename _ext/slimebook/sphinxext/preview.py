@@ -9,7 +9,8 @@ doctree. Only the preview sets the value: ``make html`` and every other target n
 
 The warnings are taken from the ``sphinx`` logger by a handler of our own (:class:`WarningsByDocument`), so the
 build's own output is untouched; a warning's document comes from its location (a ``(docname, line)`` pair, a
-node, or a ``path:line`` string), the way Sphinx's own log translator reads it.
+node, or a ``path:line`` string: :func:`.diagnostics.warning_place`). Every page that warned is read again in the
+next build (:mod:`.diagnostics`), so its box is drawn again with all of its warnings.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ import logging
 from collections import defaultdict
 
 from docutils import nodes
-from docutils.utils import get_source_line
 from sphinx.application import Sphinx
 from sphinx.util import logging as sphinx_logging
 
 from .config import declare as declare_config
+from .diagnostics import warning_place
 
 __all__ = ["BOX_CLASS", "WarningsByDocument", "setup"]
 
@@ -47,26 +48,12 @@ class WarningsByDocument(logging.Handler):
             if sphinx_logging.is_suppressed_warning(getattr(record, "type", None), getattr(record, "subtype", None),
                                                     self.app.config.suppress_warnings):
                 return
-            docname, line = self._where(getattr(record, "location", None))
+            docname, line = warning_place(self.app.env, getattr(record, "location", None))
             entry = (line, record.getMessage())
             if docname is not None and entry not in self.found[docname]:  # Sphinx replays what it buffered
                 self.found[docname].append(entry)
         except Exception:  # noqa: BLE001 - a preview aid must never break the build's logging
             pass
-
-    def _where(self, location: object) -> tuple[str | None, int | None]:
-        """``(docname, line)`` of a record's location, ``(None, None)`` when it names no document."""
-        if isinstance(location, tuple) and len(location) == 2:
-            return location[0] or None, location[1]
-        if isinstance(location, nodes.Node):
-            source, line = get_source_line(location)
-            return (self.app.env.path2doc(source) if source else None), line
-        if isinstance(location, str):
-            path, sep, line = location.rpartition(":")
-            if sep and line.isdigit():
-                return self.app.env.path2doc(path), int(line)
-            return (location if location in self.app.env.found_docs else self.app.env.path2doc(location)), None
-        return None, None
 
 
 def _start(app: Sphinx) -> None:

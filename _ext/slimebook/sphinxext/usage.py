@@ -82,11 +82,11 @@ def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query,
             if count:
                 para += nodes.Text(f" {count}")
                 if via[pattern]:
-                    para += nodes.Text("（其中 " + "、".join(f"{c} 处在 {t} 的实例上调用" for t, c in
-                                                          sorted(via[pattern].items())) + "，这个方法是继承来的）")
+                    para += nodes.Text("（其中 " + "、".join(f"{c} 处在子类 {t} 的实例上调用" for t, c in
+                                                          sorted(via[pattern].items())) + "）")
                 continue
             uses = instance_uses([r for r in every if _within(r, query)], pattern)
-            confirmed = sum(1 for r in confirmed_uses if _within(r, query) and fnmatchcase(r.name, pattern + ".*"))
+            confirmed = len(instance_uses([r for r in confirmed_uses if _within(r, query)], pattern))
             if uses or confirmed:
                 para += nodes.Text(f" 0（类名未直接出现，其实例方法有 {len(uses) + confirmed} 处"
                                    + (f"，其中 {confirmed} 处是经人工确认的候选" if confirmed else "") + "）")
