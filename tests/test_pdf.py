@@ -201,6 +201,7 @@ def test_pdf_text_is_chinese_and_keeps_caption_spaces(latex, pdf: Path) -> None:
     assert commit_lines and all(f"L81–L84 · {pin[:7]}" in line for line in commit_lines), commit_lines
     assert not any(line.startswith(pin[:7]) for line in lines)
     assert not re.search(r"列 表", flat)
+    assert "归约，减熵，加 KL 损失" in flat  # not "归 约， 减 熵"
     assert not re.search(r"第\s*0\s*章", flat)  # the front chapter is not numbered
 
 
