@@ -183,8 +183,11 @@ def _finish(app: Sphinx, exception: BaseException | None) -> None:
 
 def _start(app: Sphinx) -> None:
     app.env.__dict__.pop(_APP, None)
+    root = std_logging.getLogger("sphinx")  # the root of every Sphinx logger
+    for old in [h for h in root.handlers if isinstance(h, WarnedDocuments)]:
+        root.removeHandler(old)  # an earlier app that never reached build-finished (constructed, never built)
     handler = WarnedDocuments(app)
-    std_logging.getLogger("sphinx").addHandler(handler)  # the root of every Sphinx logger
+    root.addHandler(handler)
     app.slimebook_warned_handler = handler  # type: ignore[attr-defined]
 
 

@@ -58,10 +58,13 @@ class WarningsByDocument(logging.Handler):
 
 def _start(app: Sphinx) -> None:
     """``builder-inited``: in preview, start collecting this build's warnings."""
+    root = logging.getLogger("sphinx")  # the root of every Sphinx logger (not sphinx's getLogger: it prefixes)
+    for old in [h for h in root.handlers if isinstance(h, WarningsByDocument)]:
+        root.removeHandler(old)  # an earlier app that never reached build-finished
     if not app.config.slimebook_preview:
         return
     handler = WarningsByDocument(app)
-    logging.getLogger("sphinx").addHandler(handler)  # the root of every Sphinx logger (not getLogger: it prefixes)
+    root.addHandler(handler)
     app.slimebook_preview_handler = handler  # type: ignore[attr-defined]
 
 
