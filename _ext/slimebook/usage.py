@@ -218,13 +218,15 @@ class Query:
 
     def matches(self, record: Occurrence) -> bool:
         """True when ``record`` passes every given filter."""
-        if record.kind not in self.effective_kinds:
-            return False
-        if self.categories and record.category not in self.categories:
-            return False
-        if self.paths and not any(record.path.startswith(p) for p in self.paths):
+        if record.kind not in self.effective_kinds or not self.within(record):
             return False
         return not self.names or self.pattern_index(record) is not None
+
+    def within(self, record: Occurrence) -> bool:
+        """True when ``record`` passes the category and path filters (names and kinds aside)."""
+        if self.categories and record.category not in self.categories:
+            return False
+        return not self.paths or any(record.path.startswith(p) for p in self.paths)
 
     def pattern_index(self, record: Occurrence) -> int | None:
         """The index of the first name glob that matches ``record`` (None when none does): its name, its

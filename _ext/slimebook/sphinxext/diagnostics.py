@@ -40,7 +40,8 @@ from sphinx.util import logging
 from ..atomicio import atomic_write
 from .envdata import doc_data, keep_per_doc
 
-__all__ = ["SlimebookWarning", "WARNED_FILE", "WarnedDocuments", "file_location", "warn", "warning_place"]
+__all__ = ["SlimebookWarning", "WARNED_FILE", "WarnedDocuments", "document_warnings", "file_location", "warn",
+           "warning_place"]
 
 logger = logging.getLogger("slimebook")
 
@@ -136,22 +137,35 @@ def warning_place(env: BuildEnvironment, location: Any) -> tuple[str | None, int
 
 class WarnedDocuments(std_logging.Handler):
     """Marks the document of every WARNING record of the ``sphinx`` logger for re-reading (:func:`_mark`), whoever
-    logged it; records that ``suppress_warnings`` silences and records that name no document are left alone."""
+    logged it, and keeps what it said as ``found``: docname → ``[(line, message)]`` in the order logged (the live
+    preview lists them, :mod:`.preview`). Records that ``suppress_warnings`` silences and records that name no
+    document are left alone."""
 
     def __init__(self, app: Sphinx) -> None:
         super().__init__(std_logging.WARNING)
         self.app = app
+        self.found: dict[str, list[tuple[int | None, str]]] = {}
 
     def emit(self, record: std_logging.LogRecord) -> None:
         try:
             if logging.is_suppressed_warning(getattr(record, "type", None), getattr(record, "subtype", None),
                                              self.app.config.suppress_warnings):
                 return
-            docname = warning_place(self.app.env, getattr(record, "location", None))[0]
+            docname, line = warning_place(self.app.env, getattr(record, "location", None))
             if docname is not None:
                 _mark(self.app.env, docname)
+                said = self.found.setdefault(docname, [])
+                entry = (line, record.getMessage())
+                if entry not in said:  # Sphinx replays the records it buffered
+                    said.append(entry)
         except Exception:  # noqa: BLE001 - marking must never break the build's logging
             pass
+
+
+def document_warnings(app: Sphinx, docname: str) -> list[tuple[int | None, str]]:
+    """``[(line, message)]`` of the warnings this build has logged so far about ``docname`` (any logger)."""
+    handler = getattr(app, "slimebook_warned_handler", None)
+    return list(handler.found.get(docname, ())) if handler is not None else []
 
 
 def _warned_file(app: Sphinx) -> Path:

@@ -85,8 +85,8 @@ def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query,
                     para += nodes.Text("（其中 " + "、".join(f"{c} 处在子类 {t} 的实例上调用" for t, c in
                                                           sorted(via[pattern].items())) + "）")
                 continue
-            uses = instance_uses([r for r in every if _within(r, query)], pattern)
-            confirmed = len(instance_uses([r for r in confirmed_uses if _within(r, query)], pattern))
+            uses = instance_uses([r for r in every if query.within(r)], pattern)
+            confirmed = len(instance_uses([r for r in confirmed_uses if query.within(r)], pattern))
             if uses or confirmed:
                 para += nodes.Text(f" 0（类名未直接出现，其实例方法有 {len(uses) + confirmed} 处"
                                    + (f"，其中 {confirmed} 处是经人工确认的候选" if confirmed else "") + "）")
@@ -94,12 +94,6 @@ def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query,
                 para += nodes.Text(" 0（Slime 没有用到）")
     para += nodes.Text("。")
     return para
-
-
-def _within(record, query: Query) -> bool:
-    """``record`` passes ``query``'s category and path filters (not its names or kinds)."""
-    return (not query.categories or record.category in query.categories) and \
-        (not query.paths or any(record.path.startswith(p) for p in query.paths))
 
 
 # -- the directive -----------------------------------------------------------------------------------------
