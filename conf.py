@@ -50,7 +50,8 @@ html_search_language = "zh"
 # "事件", "循环") is then never found. These book terms are added to jieba's dictionary (one per line; jieba
 # picks a frequency that keeps each whole), so the index holds both the parts and the whole term.
 html_search_options = {"dict": str(ROOT / "sources" / "search-words.txt")}
-# The extension's zh search (slimebook.sphinxext.search) loads jieba only when a page is indexed, and works around
+# The extension's zh search (slimebook.sphinxext.accelerate.search) loads jieba only when a page is indexed, and works
+# around
 # the Sphinx 9.0 stemmer name (sphinx-doc/sphinx#14229).
 
 pygments_style = "sphinx"
@@ -66,12 +67,12 @@ intersphinx_timeout = 5
 nitpicky = True
 
 slimebook_lock = "sources/sources.toml"
-# House rules (slimebook.sphinxext.houserules): every guide chapter holds a context box; a Slime definition named
+# House rules (slimebook.sphinxext.gates.houserules): every guide chapter holds a context box; a Slime definition named
 # in prose is cited with {slime} somewhere in the same document (checked in every document: guide, lessons, meta).
 slimebook_context_box_docs = ["chapters/guide/*", "!chapters/guide/index", "!chapters/guide/reading-order",
                               "!chapters/guide/reuse-roadmap", "chapters/training/*", "!chapters/training/index"]
 slimebook_lint_symbols = ["*"]
-# Published anchors: `make anchors-check` / `make anchors-update` (see slimebook.sphinxext.anchors).
+# Published anchors: `make anchors-check` / `make anchors-update` (see slimebook.sphinxext.gates.anchors).
 slimebook_anchors_manifest = "sources/anchors.txt"
 slimebook_anchors_redirects = "sources/redirects.txt"
 

@@ -5,7 +5,7 @@ Usage::
     .venv/bin/python bench/sphinx_timed.py [sphinx-build arguments]
 
 Runs Sphinx in this process and times every ``sphinx.util.parallel.ParallelTasks`` section (Sphinx reads and
-writes documents with it, :func:`slimebook.sphinxext.pages.write_pages` writes generated pages with it): the CPU
+writes documents with it, :func:`slimebook.sphinxext.pages.render.write_pages` writes generated pages with it): the CPU
 seconds of each task (measured in its worker) and of the main process during the section. On a shared machine
 ``-j 2`` gets no second core to itself, so its wall time says little; the estimate does not depend on the load:
 

@@ -9,11 +9,11 @@ import re
 import pytest
 
 from conftest import ROOT
-from slimebook.sphinxext.course import Experiment, LessonTeaches
-from slimebook.sphinxext.guide import ContextBox
-from slimebook.sphinxext.reading import ReadingEntry, ReadingOrderTable, ReadingPath, RepoMap
-from slimebook.sphinxext.source import SlimeSource
-from slimebook.sphinxext.usage import UsageIndex
+from slimebook.sphinxext.directives.course import Experiment, LessonTeaches
+from slimebook.sphinxext.directives.guide import ContextBox
+from slimebook.sphinxext.directives.reading import ReadingEntry, ReadingOrderTable, ReadingPath, RepoMap
+from slimebook.sphinxext.directives.source import SlimeSource
+from slimebook.sphinxext.directives.usage import UsageIndex
 
 PAGE = (ROOT / "chapters" / "meta" / "building.md").read_text(encoding="utf-8")
 

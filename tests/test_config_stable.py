@@ -1,5 +1,6 @@
 """A second build of an unchanged book does not report "The configuration has changed" (issue 20): values the
-extensions set at ``builder-inited`` are set at ``config-inited`` (:mod:`slimebook.sphinxext.stableconfig`)."""
+extensions set at ``builder-inited`` are set at ``config-inited``
+(:mod:`slimebook.sphinxext.accelerate.stableconfig`)."""
 
 from __future__ import annotations
 

@@ -276,7 +276,7 @@ def test_the_lexer_of_a_path_is_decided_once_per_environment(tmp_path: Path, fet
     # Pygments' first lookup by file name costs about 0.1 s: an incremental build takes the alias from the env
     import pygments
 
-    from slimebook.sphinxext import source
+    from slimebook.sphinxext.directives import source
 
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
     src = copy_root("source", tmp_path)

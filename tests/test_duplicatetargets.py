@@ -1,5 +1,5 @@
 """A name defined in two documents warns as a full serial read warns, whichever readers read the two and whichever
-documents a build reads again (``slimebook.sphinxext.duplicatetargets``): Sphinx compares names only with what the
+documents a build reads again (``slimebook.sphinxext.fixes.duplicatetargets``): Sphinx compares names only with what the
 reader at hand sees."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import copy_root
-from slimebook.sphinxext.duplicatetargets import Definition, serial_warnings
+from slimebook.sphinxext.fixes.duplicatetargets import Definition, serial_warnings
 
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 #: what the root's b.md defines again: the warning's phrase, its line, whether Sphinx names a.md's path (else "a")
@@ -30,8 +30,8 @@ def _warnings(app) -> str:
 def _project(root: Path, pages: dict[str, str]) -> Path:
     """A MyST project under ``root`` with the duplicate check, a glob toctree and ``pages`` (name → text)."""
     root.mkdir(parents=True)
-    (root / "conf.py").write_text('extensions = ["myst_parser", "slimebook.sphinxext.readplan", '
-                                  '"slimebook.sphinxext.duplicatetargets"]\n', encoding="utf-8")
+    (root / "conf.py").write_text('extensions = ["myst_parser", "slimebook.sphinxext.accelerate.readplan", '
+                                  '"slimebook.sphinxext.fixes.duplicatetargets"]\n', encoding="utf-8")
     (root / "index.md").write_text("# Index\n\n```{toctree}\n:glob:\n\n*\n```\n", encoding="utf-8")
     for name, text in pages.items():
         (root / f"{name}.md").write_text(text, encoding="utf-8")
@@ -73,8 +73,8 @@ def test_the_reading_plan_cannot_hide_a_duplicate(tmp_path: Path, sphinx_build, 
     # two long documents that define one label and ten short ones: however the plan cuts them, the build warns
     src = tmp_path / "src"
     src.mkdir()
-    (src / "conf.py").write_text('extensions = ["myst_parser", "slimebook.sphinxext.readplan", '
-                                 '"slimebook.sphinxext.duplicatetargets"]\n', encoding="utf-8")
+    (src / "conf.py").write_text('extensions = ["myst_parser", "slimebook.sphinxext.accelerate.readplan", '
+                                 '"slimebook.sphinxext.fixes.duplicatetargets"]\n', encoding="utf-8")
     (src / "index.md").write_text("# Index\n\n```{toctree}\n:glob:\n\n*\n```\n", encoding="utf-8")
     for name in ("a", "b"):
         (src / f"{name}.md").write_text(f"# {name}\n\n(dup)=\n## 同名\n\n" + "很长的一段。" * 3000, encoding="utf-8")

@@ -14,7 +14,7 @@ from conftest import SourceRepo
 from slimebook.excerpt import Excerpt, ExcerptError, parse_line_spec, read_excerpt
 from slimebook.lines import split_lines
 from slimebook.lock import load_lock
-from slimebook.sphinxext.source import excerpt_blocks
+from slimebook.sphinxext.directives.source import excerpt_blocks
 from slimebook.store import SourcePathError, SourceStore
 
 

@@ -1,4 +1,5 @@
-"""Kept HTML (``slimebook.sphinxext.fragments``): a subtree drawn once is appended from the cache by the next build
+"""Kept HTML (``slimebook.sphinxext.accelerate.fragments``): a subtree drawn once is appended from the cache by the
+next build
 only when that build would draw exactly the same HTML; otherwise it is drawn again.
 
 Each test builds a small book whose ``kept`` directive wraps a table of code cells in a ``kept_html`` node (the
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from slimebook.sphinxext import fragments
+from slimebook.sphinxext.accelerate import fragments
 
 CONF = textwrap.dedent('''\
     import os, sys
@@ -32,7 +33,7 @@ DEMO = textwrap.dedent('''\
     from docutils.parsers.rst import directives
     from sphinx.util.docutils import SphinxDirective
 
-    from slimebook.sphinxext import fragments
+    from slimebook.sphinxext.accelerate import fragments
 
 
     class Kept(SphinxDirective):

@@ -1,4 +1,5 @@
-"""The build's heap kept out of the cyclic collector (``slimebook.sphinxext.heap``): frozen before Sphinx forks
+"""The build's heap kept out of the cyclic collector (``slimebook.sphinxext.accelerate.heap``): frozen before Sphinx
+forks
 readers and writers, given back when the build ends, frozen again at interpreter exit."""
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def test_frozen_while_reading_and_writing_thawed_after(tmp_path: Path, fetched_c
 
 
 def test_a_merged_readers_environment_is_not_held(tmp_path: Path) -> None:
-    from slimebook.sphinxext import heap
+    from slimebook.sphinxext.accelerate import heap
 
     src = copy_root("parallelwrite", tmp_path / "src")  # ten documents, read by -j 2 in several chunks
     merged: list[weakref.ref] = []
@@ -73,7 +74,7 @@ def test_forks_outside_a_heap_build_freeze_nothing(tmp_path: Path, sphinx_build)
 
 
 def test_a_build_that_fails_at_its_end_still_thaws(tmp_path: Path, sphinx_build) -> None:
-    from slimebook.sphinxext import heap
+    from slimebook.sphinxext.accelerate import heap
 
     app = SphinxTestApp("html", srcdir=copy_root("parallelwrite", tmp_path / "a"), status=StringIO(),
                         warning=StringIO(), parallel=2)
@@ -94,9 +95,9 @@ def test_a_build_that_fails_at_its_end_still_thaws(tmp_path: Path, sphinx_build)
 
 
 def test_an_app_that_is_never_built_starts_no_build(tmp_path: Path) -> None:
-    from slimebook.sphinxext import heap
+    from slimebook.sphinxext.accelerate import heap
 
-    extensions = ["myst_parser", "slimebook.sphinxext.parallelwrite", "slimebook.sphinxext.heap"]
+    extensions = ["myst_parser", "slimebook.sphinxext.accelerate.parallelwrite", "slimebook.sphinxext.accelerate.heap"]
     app = SphinxTestApp("html", srcdir=copy_root("parallelwrite", tmp_path / "src"), status=StringIO(),
                         warning=StringIO(), confoverrides={"extensions": extensions})
     app.cleanup()
@@ -171,7 +172,7 @@ def test_frozen_at_exit() -> None:
     script = textwrap.dedent("""
         import atexit, gc, sys
         atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))
-        from slimebook.sphinxext import heap
+        from slimebook.sphinxext.accelerate import heap
 
         class App:
             def connect(self, event, handler, priority=500):
@@ -187,7 +188,7 @@ def test_frozen_at_exit() -> None:
 def test_the_first_build_of_a_process_does_not_collect(monkeypatch: pytest.MonkeyPatch) -> None:
     # a process's first build has no earlier build's garbage to free: the full collection (0.07 s over the book's
     # environment) is paid only from the second build on
-    from slimebook.sphinxext import heap
+    from slimebook.sphinxext.accelerate import heap
 
     collections: list[int] = []
     monkeypatch.setattr(heap, "_ENDED", [])  # as in a fresh process
@@ -205,7 +206,7 @@ def test_the_first_build_of_a_process_does_not_collect(monkeypatch: pytest.Monke
 
 PAUSE_CONF = textwrap.dedent("""\
     import gc
-    extensions = ["slimebook.sphinxext.heap"]
+    extensions = ["slimebook.sphinxext.accelerate.heap"]
     html_theme = THEME
     SEEN = []
 

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import SourceRepo, copy_root
 from slimebook.lock import load_lock
-from slimebook.sphinxext.houserules import needs_context_box
+from slimebook.sphinxext.gates.houserules import needs_context_box
 from slimebook.store import SourceStore
 from slimebook.symbols import pin_symbols, scan_definitions
 

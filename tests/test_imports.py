@@ -112,3 +112,46 @@ def test_readers_know_nothing_of_sphinx(module: str) -> None:
     if module == "slimebook":  # the Sphinx entry point delegates to the Sphinx layer
         leaks = [leak for leak in leaks if not leak.endswith("slimebook.sphinxext")]
     assert not leaks, f"{module} reaches the Sphinx layer: {leaks}"
+
+
+#: The packages of the Sphinx layer and the packages each may import (``ARCHITECTURE.md``). ``base`` is the shared
+#: modules at the top of ``slimebook.sphinxext`` (config, context, diagnostics, guard) and ``environment``; the
+#: package's ``__init__`` registers everything and may import anything. Nothing but ``accelerate`` imports
+#: ``accelerate``'s modules, and nothing but ``accelerate`` and ``fixes`` themselves import ``fixes``' modules.
+SPHINX_LAYERS: dict[str, set[str]] = {
+    "base": {"base"},
+    "gates": {"base", "gates"},
+    "pages": {"base", "gates", "pages"},
+    "directives": {"base", "gates", "pages", "directives"},
+    "output": {"base", "output"},
+    "fixes": {"base", "fixes"},
+    "accelerate": {"base", "gates", "pages", "directives", "output", "fixes", "accelerate"},
+}
+
+
+def _layer(module: str) -> str | None:
+    """The layer of a module of ``slimebook.sphinxext`` (None for the package's ``__init__`` and other modules)."""
+    if not module.startswith("slimebook.sphinxext."):
+        return None
+    part = module.split(".")[2]
+    if part == "environment" or f"slimebook.sphinxext.{part}" in MODULES and not _is_package(
+            f"slimebook.sphinxext.{part}"):
+        return "base"
+    return part
+
+
+def test_every_module_of_the_sphinx_layer_has_a_layer() -> None:
+    top = sorted(m for m in MODULES if m.count(".") == 2 and m.startswith("slimebook.sphinxext.")
+                 and not _is_package(m))
+    assert top == ["slimebook.sphinxext.config", "slimebook.sphinxext.context", "slimebook.sphinxext.diagnostics",
+                   "slimebook.sphinxext.guard"], "a module at the top of sphinxext/ that belongs in a package"
+    unknown = {_layer(m) for m in MODULES if _layer(m) is not None} - set(SPHINX_LAYERS)
+    assert not unknown, f"packages without a declared layer: {unknown}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) is not None))
+def test_the_sphinx_layer_imports_one_way(module: str) -> None:
+    allowed = SPHINX_LAYERS[_layer(module)]  # type: ignore[index]
+    wrong = [f"line {line}: {target}" for target, _name, line in _imports(module)
+             if (layer := _layer(target)) is not None and layer not in allowed]
+    assert not wrong, f"{module} ({_layer(module)}) imports against the layers: {wrong}"

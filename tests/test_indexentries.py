@@ -1,5 +1,5 @@
 """Index entries of the documents an incremental build does not write again stay in the search index
-(``slimebook.sphinxext.indexentries``): the file equals a full build's."""
+(``slimebook.sphinxext.fixes.indexentries``): the file equals a full build's."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import copy_root
-from slimebook.sphinxext.indexentries import restore_index_entries
+from slimebook.sphinxext.fixes.indexentries import restore_index_entries
 
 
 def _index(outdir: Path) -> dict:

@@ -2,7 +2,8 @@
 
 Hypothesis generates files (LF, CRLF and lone-CR line ends mixed; tabs; runs of blank lines; comments; strings
 holding ``#`` lines; form feeds and U+2028 inside lines) in three languages and a line selection, renders them the way
-``slime-source`` does (:func:`slimebook.excerpt.read_excerpt` → :func:`slimebook.sphinxext.source.excerpt_blocks` →
+``slime-source`` does (:func:`slimebook.excerpt.read_excerpt` →
+:func:`slimebook.sphinxext.directives.source.excerpt_blocks` →
 Sphinx's Pygments bridge with the writer's arguments and the book's lexer options) and the way the snapshot page does
 (:func:`slimebook.snapshots.render_snapshot`), then checks that every shown line number's text is the source line of
 that number (tabs expanded), that each contiguous selection is one block, and that the snapshot page agrees.
@@ -26,7 +27,7 @@ from slimebook.excerpt import read_excerpt
 from slimebook.lines import expand_tabs, split_lines
 from slimebook.lock import SourceLock
 from slimebook.snapshots import render_snapshot
-from slimebook.sphinxext.source import excerpt_blocks, keep_blank_lines
+from slimebook.sphinxext.directives.source import excerpt_blocks, keep_blank_lines
 from slimebook.store import SourceStore
 
 _WORDS = st.sampled_from(["x = 1", "yy = 22", "return x", "pass", "def f():", "é = '<&>'", "a\f b", "c\u2028d"])

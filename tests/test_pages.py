@@ -1,4 +1,5 @@
-"""Generated pages as a batch (``slimebook.sphinxext.pages``): cost-balanced chunks, the shared navigation of
+"""Generated pages as a batch (``slimebook.sphinxext.pages.render``): cost-balanced chunks, the shared
+navigation of
 pages that are not documents, parallel writing with failures reported in the main process, and the page's
 doctree handed to ``html-page-context``."""
 
@@ -11,10 +12,12 @@ import pytest
 from docutils import nodes
 from sphinx.testing.util import SphinxTestApp
 
-import slimebook.sphinxext.heap as heap
-import slimebook.sphinxext.pages as pages
+import slimebook.sphinxext.accelerate.heap as heap
+import slimebook.sphinxext.accelerate.navigation as navigation
+import slimebook.sphinxext.accelerate.pagewriting as pages
 from conftest import SourceRepo, copy_root
-from slimebook.sphinxext.pages import PageJob, chunks_by_cost, make_section, write_pages
+from slimebook.sphinxext.accelerate.pagewriting import chunks_by_cost
+from slimebook.sphinxext.pages.render import PageJob, make_section, write_pages
 
 
 @pytest.fixture
@@ -84,16 +87,16 @@ def test_a_task_that_fails_before_the_next_is_added_raises() -> None:
 
 def test_generated_pages_share_one_navigation_equal_to_sphinx_own(build, monkeypatch: pytest.MonkeyPatch) -> None:
     resolved: list[str] = []
-    real = pages.global_toctree_for_doc
+    real = navigation.global_toctree_for_doc
 
     def counting(env, docname, builder, **kwargs):
         resolved.append(docname)
         return real(env, docname, builder, **kwargs)
 
     drawn: list[dict[str, str]] = []
-    draw = pages._Navigation._draw
-    monkeypatch.setattr(pages, "global_toctree_for_doc", counting)
-    monkeypatch.setattr(pages._Navigation, "_draw",
+    draw = navigation._Navigation._draw
+    monkeypatch.setattr(navigation, "global_toctree_for_doc", counting)
+    monkeypatch.setattr(navigation._Navigation, "_draw",
                         lambda self, tree, links: drawn.append(links) or draw(self, tree, links))
     shared = build("source", "shared")
     assert len(resolved) == 1  # once per build (Furo asks with one set of arguments), not once per page
@@ -102,7 +105,7 @@ def test_generated_pages_share_one_navigation_equal_to_sphinx_own(build, monkeyp
     # and the pages at the top (the index, the search page) another
     depths = {len(directory.parts) for directory in directories} | {0}
     assert len(drawn) == len(depths) < len(directories) + 1
-    monkeypatch.setattr(pages._Navigation, "applies", lambda self, pagename: False)  # Sphinx's own, page by page
+    monkeypatch.setattr(navigation._Navigation, "applies", lambda self, pagename: False)  # Sphinx's own, page by page
     own = build("source", "own")
     assert len(resolved) == 1
     ours, theirs = _generated(shared.outdir), _generated(own.outdir)
@@ -114,7 +117,8 @@ def test_generated_pages_share_one_navigation_equal_to_sphinx_own(build, monkeyp
 
 def test_parallel_build_writes_pages_in_workers_and_reports_failures_here(build, monkeypatch) -> None:
     started: list[int] = []
-    frozen: list[int] = []  # objects kept out of the collector when a worker forks (slimebook.sphinxext.heap)
+    # objects kept out of the collector when a worker forks (slimebook.sphinxext.accelerate.heap)
+    frozen: list[int] = []
 
     class Counting(pages.OrderedTasks):
         def add_task(self, task_func, arg=None, result_func=None) -> None:

@@ -1,4 +1,5 @@
-"""Parallel writing (``slimebook.sphinxext.parallelwrite``): with ``-j N`` the pages and the search index are the
+"""Parallel writing (``slimebook.sphinxext.accelerate.parallelwrite``): with ``-j N`` the pages and the search index
+are the
 same as a serial build's, the writers collect the words the index is fed, and a writer's warning or failure reaches
 the main process."""
 
@@ -12,7 +13,7 @@ import pytest
 from sphinx.errors import SphinxParallelError
 
 from conftest import copy_root
-from slimebook.sphinxext import parallelwrite
+from slimebook.sphinxext.accelerate import parallelwrite
 
 DOCS = [f"d{i}" for i in range(1, 10)]
 
@@ -118,7 +119,7 @@ def test_a_writers_warning_and_failure_reach_the_main_process(build, monkeypatch
 
 
 def test_chunks_follow_cost_and_keep_the_order() -> None:
-    from slimebook.sphinxext.pages import chunks_by_cost
+    from slimebook.sphinxext.accelerate.pagewriting import chunks_by_cost
 
     costs = {f"d{i}": cost for i, cost in enumerate([5, 1, 1, 1, 1, 1, 5, 1])}  # bytes of pickled doctrees
     chunks = chunks_by_cost(list(costs), 4, costs.__getitem__)

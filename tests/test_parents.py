@@ -1,4 +1,5 @@
-"""Toctree parents (``slimebook.sphinxext.parents``): written again only when what they show of a re-read child
+"""Toctree parents (``slimebook.sphinxext.accelerate.parents``): written again only when what they show of a re-read
+child
 (title, table of contents, labels) changed; Sphinx alone rewrites them after every edit of a child."""
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from pathlib import Path
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from slimebook.sphinxext import parents
+from slimebook.sphinxext.accelerate import parents
 
-CONF = 'extensions = ["myst_parser", "slimebook.sphinxext.parents"]\nexclude_patterns = ["_build"]\n'
+CONF = 'extensions = ["myst_parser", "slimebook.sphinxext.accelerate.parents"]\nexclude_patterns = ["_build"]\n'
 INDEX = textwrap.dedent("""\
     # Book
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SourceRepo, copy_root
-from slimebook.sphinxext.preview import BOX_CLASS
+from slimebook.sphinxext.output.preview import BOX_CLASS
 
 
 def _build(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo, monkeypatch, sphinx_build, **overrides):

@@ -1,4 +1,4 @@
-"""Reading order, call paths and the repository map (``slimebook.sphinxext.reading``) on the fixture pin."""
+"""Reading order, call paths and the repository map (``slimebook.sphinxext.directives.reading``) on the fixture pin."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def test_record_pages_are_stamped_and_carry_no_diagram_script(build, sphinx_buil
 
 
 def _scan(app):
-    from slimebook.sphinxext.usage import get_scan
+    from slimebook.sphinxext.directives.usage import get_scan
 
     return get_scan(app.env)
 

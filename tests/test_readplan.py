@@ -1,4 +1,5 @@
-"""The reading plan (``slimebook.sphinxext.readplan``): Sphinx's chunk sizes kept, every document read once, the
+"""The reading plan (``slimebook.sphinxext.accelerate.readplan``): Sphinx's chunk sizes kept, every document read
+once, the
 chunks of about equal work per reader, and a parallel build that reads in the planned order gives a serial build's
 pages."""
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from sphinx.util.parallel import make_chunks
 
 from conftest import copy_root
-from slimebook.sphinxext import readplan
+from slimebook.sphinxext.accelerate import readplan
 
 
 def test_makespan_follows_parallel_tasks_order() -> None:

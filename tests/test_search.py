@@ -1,4 +1,5 @@
-"""The book's Chinese search (``slimebook.sphinxext.search``): jieba's dictionary is loaded by the first text that
+"""The book's Chinese search (``slimebook.sphinxext.accelerate.search``): jieba's dictionary is loaded by the first
+text that
 needs it, never by a build that indexes nothing; text beyond ASCII is segmented as Sphinx does, and ASCII text keeps
 every term a query can reach."""
 
@@ -13,7 +14,7 @@ import pytest
 import sphinx.search.zh as zh
 
 from conftest import copy_root
-from slimebook.sphinxext.search import chinese_search
+from slimebook.sphinxext.accelerate.search import lazy_chinese_search
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_the_dictionary_is_loaded_by_the_first_split_only(loads: list[str], tmp_path: Path) -> None:
     words = tmp_path / "words.txt"
     words.write_text("事件循环\n", encoding="utf-8")
-    search = chinese_search()({"dict": str(words)})
+    search = lazy_chinese_search()({"dict": str(words)})
     assert loads == []  # constructed in prepare_writing of every HTML build: no load there
     first = search.split("事件循环里的任务")
     assert loads == [str(words)]
@@ -41,11 +42,11 @@ def test_same_words_as_sphinxs_search(loads: list[str], tmp_path: Path) -> None:
     words = tmp_path / "words.txt"
     words.write_text("事件循环\n", encoding="utf-8")
     text = "asyncio 的事件循环在一个线程里运行协程，gather 等待所有任务。"
-    assert chinese_search()({"dict": str(words)}).split(text) == zh.SearchChinese({"dict": str(words)}).split(text)
+    assert lazy_chinese_search()({"dict": str(words)}).split(text) == zh.SearchChinese({"dict": str(words)}).split(text)
 
 
 def test_the_stemmer_is_named_for_the_script_sphinx_ships() -> None:
-    cls = chinese_search()
+    cls = lazy_chinese_search()
     assert issubclass(cls, zh.SearchChinese) and cls.lang == "zh"
     if zh.SearchChinese.js_stemmer_rawcode == "english-stemmer.js":
         assert cls.language_name == "English"  # window.Stemmer = EnglishStemmer (sphinx-doc/sphinx#14229)
@@ -66,7 +67,7 @@ def test_ascii_text_keeps_every_term_a_query_can_reach(loads: list[str], text: s
     def reachable(words: list[str]) -> set[str]:
         return {w for w in words if re.fullmatch(r"\w+", w) and len(w) > 1}  # len: SearchChinese.word_filter
 
-    ours = chinese_search()({}).split(text)
+    ours = lazy_chinese_search()({}).split(text)
     assert loads == []  # no jieba for ASCII text
     assert reachable(ours) >= reachable(zh.SearchChinese({}).split(text))
     assert set(ours) == set(re.findall(r"[a-zA-Z0-9_]+", text)) | set(re.findall(r"[a-zA-Z0-9]+|_+", text))
@@ -74,7 +75,7 @@ def test_ascii_text_keeps_every_term_a_query_can_reach(loads: list[str], text: s
 
 def test_ascii_text_notes_its_latin_terms() -> None:
     # the stemmer leaves a Latin term of three letters or more alone when stemming would make it shorter than three
-    search = chinese_search()({})
+    search = lazy_chinese_search()({})
     search.split("ies ok_go")
     assert search.latin_terms == {"ies", "ok_go"}
     assert search.stem("ies") == "ies"
@@ -99,7 +100,7 @@ def test_the_dictionary_is_loaded_while_reading_only_for_a_chinese_index(monkeyp
                                                                           loads: bool) -> None:
     import jieba
 
-    from slimebook.sphinxext import search
+    from slimebook.sphinxext.accelerate import search
 
     calls: list[int] = []
 
@@ -118,7 +119,7 @@ def test_the_dictionary_is_loaded_while_reading_only_for_a_chinese_index(monkeyp
 
 @pytest.mark.parametrize(("chunks", "workers", "merge"), [(3, 2, 2), (2, 2, 1), (1, 2, 1), (8, 4, 5), (0, 2, 1)])
 def test_the_merge_that_leaves_a_core_free(chunks: int, workers: int, merge: int) -> None:
-    from slimebook.sphinxext import search
+    from slimebook.sphinxext.accelerate import search
 
     assert search.merge_with_a_free_core(chunks, workers) == merge
 
@@ -126,7 +127,7 @@ def test_the_merge_that_leaves_a_core_free(chunks: int, workers: int, merge: int
 def test_the_dictionary_waits_for_the_merge_that_leaves_a_core_free(monkeypatch: pytest.MonkeyPatch) -> None:
     import jieba
 
-    from slimebook.sphinxext import search
+    from slimebook.sphinxext.accelerate import search
 
     calls: list[int] = []
     monkeypatch.setattr(jieba.dt, "initialized", False)
@@ -147,7 +148,7 @@ def test_the_dictionary_read_whole_is_jiebas_own(tmp_path: Path) -> None:
 
     import jieba
 
-    from slimebook.sphinxext.search import load_dictionary
+    from slimebook.sphinxext.accelerate.search import load_dictionary
 
     own = jieba.Tokenizer()
     own.tmp_dir = str(tmp_path)
@@ -172,7 +173,7 @@ def test_the_swapped_marshal_is_put_back_when_the_load_fails(monkeypatch: pytest
 
     import jieba
 
-    from slimebook.sphinxext.search import load_dictionary
+    from slimebook.sphinxext.accelerate.search import load_dictionary
 
     tokenizer = jieba.Tokenizer()
 
@@ -193,7 +194,7 @@ def test_threads_loading_at_once_put_marshal_back() -> None:
 
     import jieba
 
-    from slimebook.sphinxext.search import load_dictionary
+    from slimebook.sphinxext.accelerate.search import load_dictionary
 
     threads = [threading.Thread(target=load_dictionary, args=(jieba.Tokenizer(),)) for _ in range(4)]
     for thread in threads:
@@ -208,8 +209,8 @@ def test_jieba_is_imported_without_pkg_resources(tmp_path: Path) -> None:
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(ext)!r})
-        from slimebook.sphinxext.search import chinese_search
-        chinese_search()
+        from slimebook.sphinxext.accelerate.search import lazy_chinese_search
+        lazy_chinese_search()
         import jieba, jieba._compat, os
         assert "pkg_resources" not in sys.modules, "pkg_resources imported"
         with jieba._compat.get_module_res("dict.txt") as stream:  # the files jieba opens without pkg_resources
@@ -236,10 +237,10 @@ def test_jieba_finds_its_files_after_the_working_directory_is_gone(tmp_path: Pat
     cache.mkdir()
     done = _run(textwrap.dedent(f"""
         import os
-        from slimebook.sphinxext.search import chinese_search
+        from slimebook.sphinxext.accelerate.search import lazy_chinese_search
         os.chdir({str(gone)!r})
         os.rmdir({str(gone)!r})
-        chinese_search()
+        lazy_chinese_search()
         import jieba
         jieba.dt.tmp_dir = {str(cache)!r}  # no cache file: jieba opens its dictionary file
         print(" ".join(jieba.lcut("事件循环在等待任务")))

@@ -1,4 +1,5 @@
-"""Compiled templates kept between builds (``slimebook.sphinxext.templatecache``): a second build compiles no page
+"""Compiled templates kept between builds (``slimebook.sphinxext.accelerate.templatecache``): a second build compiles
+no page
 template, a changed template is compiled again, the pages are the same, and the cache lives under the doctree
 directory, in a directory named after how the environment compiles."""
 
@@ -13,10 +14,10 @@ import pytest
 from jinja2.sandbox import SandboxedEnvironment
 from sphinx.testing.util import SphinxTestApp
 
-from slimebook.sphinxext import templatecache
+from slimebook.sphinxext.accelerate import templatecache
 
 CONF = textwrap.dedent('''\
-    extensions = ["slimebook.sphinxext.templatecache"]
+    extensions = ["slimebook.sphinxext.accelerate.templatecache"]
     templates_path = ["_templates"]
     exclude_patterns = ["_build"]
     ''')

@@ -326,7 +326,7 @@ def test_incremental_build_skips_pages_and_rereads_on_scanner_change(build, monk
     build("usage", srcdir=app.srcdir)
     assert page.stat().st_mtime_ns != before and stamp.exists()
     assert 'id="name-asyncio.gather"' in page.read_text().replace(WBR, "")
-    import slimebook.sphinxext.scancache as scancache
+    import slimebook.sphinxext.environment.scancache as scancache
 
     monkeypatch.setattr(scancache, "scanner_version", lambda: "test-bump")
     third = build("usage", srcdir=app.srcdir)
@@ -342,7 +342,7 @@ def _search_terms(outdir: Path) -> set[str]:
 
 def test_breakable_code_is_whole_text_until_written(build) -> None:
     # the doctree and the search index hold a name whole; only the writers mark where it may wrap
-    from slimebook.sphinxext.usagetables import breakable_literal
+    from slimebook.sphinxext.pages.usagetables import breakable_literal
 
     node = breakable_literal("app/loop_x.py")
     assert [type(child).__name__ for child in node.children] == ["Text"] and node.astext() == "app/loop_x.py"

@@ -3,7 +3,7 @@
 The manifest (``sources/anchors.txt``) lists every anchor the book has published, one ``page#id kind`` per line;
 the redirects file (``sources/redirects.txt``) says where a removed one went, one ``old new`` per line, each side a
 ``page#id`` or a bare ``page``. :func:`check_anchors` names every published anchor that is gone without a redirect
-that leads somewhere present, and every redirect into nothing. :mod:`slimebook.sphinxext.anchors` collects what a
+that leads somewhere present, and every redirect into nothing. :mod:`slimebook.sphinxext.gates.anchors` collects what a
 build has (the pages and their stable ids) and runs this check at ``build-finished``.
 """
 

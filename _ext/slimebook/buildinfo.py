@@ -1,6 +1,6 @@
 """Facts about this build that prose may state: the pin (from the lock) and the Python that runs the experiments.
 
-Pipeline position: ``lock`` → **buildinfo** → Sphinx layer (:mod:`slimebook.sphinxext.buildinfo`, the
+Pipeline position: ``lock`` → **buildinfo** → Sphinx layer (:mod:`slimebook.sphinxext.directives.buildinfo`, the
 ``{buildinfo}`` role). Nothing here knows about Sphinx; :func:`build_facts` takes a
 :class:`~slimebook.lock.SourceLock` and returns plain strings, so no figure of the references page is typed
 by hand.

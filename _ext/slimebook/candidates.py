@@ -1,7 +1,7 @@
 """Instance candidates, settled: each is confirmed by a lesson that reads it, or left listed with a reason.
 
-Pipeline position: ``scan`` → **candidates** → Sphinx layer (:mod:`slimebook.sphinxext.candidates` for the
-gate, :mod:`slimebook.sphinxext.usagepages` for the counts on the candidates page). Nothing here knows about
+Pipeline position: ``scan`` → **candidates** → Sphinx layer (:mod:`slimebook.sphinxext.gates.candidates` for the
+gate, :mod:`slimebook.sphinxext.pages.usagepages` for the counts on the candidates page). Nothing here knows about
 Sphinx: :func:`parse_notes` reads the notes file (``sources/candidate-notes.toml``), :func:`settle` matches
 it against the scan's ``instance_candidate`` records and the lessons' citations, and returns plain data.
 

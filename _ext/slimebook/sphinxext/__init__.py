@@ -1,4 +1,11 @@
-"""The Sphinx layer: thin directives and roles over the readers in :mod:`slimebook`."""
+"""The Sphinx layer: thin directives, roles and generated pages over the readers in :mod:`slimebook`.
+
+Packages by job (``ARCHITECTURE.md`` maps them and their one-way imports): :mod:`.environment` (data kept on the
+build environment), :mod:`.gates` (checks that fail ``-W``), :mod:`.pages` (generated pages), :mod:`.directives`
+(what chapters write), :mod:`.output` (PDF, search language, reader assets, preview), :mod:`.fixes` (guarded fixes
+of Sphinx behaviour) and :mod:`.accelerate` (guarded, switchable speed-ups); beside them the shared
+:mod:`.config`, :mod:`.context`, :mod:`.diagnostics` and :mod:`.guard`.
+"""
 
 from __future__ import annotations
 
@@ -7,53 +14,19 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from ..version import __version__
-from . import (
-    backlinks,
-    buildinfo,
-    candidates,
-    context,
-    course,
-    coverage,
-    diagnostics,
-    duplicatetargets,
-    formatters,
-    guide,
-    heap,
-    houserules,
-    latex,
-    numbers,
-    pages,
-    parallelwrite,
-    parents,
-    preview,
-    reader,
-    reading,
-    readplan,
-    redirectpages,
-    search,
-    snapshot,
-    source,
-    sourcecheck,
-    stableconfig,
-    suggestions,
-    templatecache,
-    usage,
-    usageappendix,
-    usagepages,
-)
+from . import accelerate, context, diagnostics, fixes
+from .directives import buildinfo, course, guide, numbers, reading, source, usage
+from .gates import candidates, coverage, houserules, suggestions
+from .output import latex, preview, reader, search
+from .pages import backlinks, redirectpages, render, snapshot, sourcecheck, usageappendix, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
     diagnostics.setup(app)  # one path for warnings; documents that warned are read again
     context.setup(app)  # the store opened for the build, at builder-inited
-    heap.setup(app)  # the long-lived heap frozen before forks and at exit, thawed when the build ends
-    formatters.setup(app)  # one Pygments formatter per option set, not one per highlighted code cell
-    parents.setup(app)  # a toctree parent is rewritten only when a re-read child's title, toc or labels changed
-    readplan.setup(app)  # -j N: the documents ordered so that Sphinx's reading chunks hold equal work
-    duplicatetargets.setup(app)  # -j N: a label or term defined by two readers warns as it does in a serial read
-    parallelwrite.setup(app)  # -j N: N writers, fed while the main process resolves and indexes
-    pages.setup(app)  # generated pages: written in one batch (parallel with -j N), one navigation per set of links
+    fixes.setup(app)  # guarded fixes: duplicate targets under -j N, index entries of an incremental build
+    render.setup(app)  # generated pages: written in one batch, through the builder
     source.setup(app)
     snapshot.setup(app)
     backlinks.setup(app)  # snapshot pages link back to the sections citing them
@@ -70,15 +43,16 @@ def setup(app: Sphinx) -> dict[str, Any]:
     reading.setup(app)  # reading order, call paths, repository map
     numbers.setup(app)
     latex.setup(app)  # slimebook.sty, questions as numbered boxes in the PDF
-    stableconfig.setup(app)  # no "configuration has changed" on every build
     reader.setup(app)  # static JS/CSS: diagram zoom, copy-link buttons, focus, dark highlighted lines
+    search.setup(app)  # the zh search language: ASCII text split into the terms a query can reach
     candidates.setup(app)  # every instance candidate confirmed by a lesson or left with a reason
     buildinfo.setup(app)  # {buildinfo}: the pin and the build's Python
-    search.setup(app)  # the zh search: jieba loaded only when a page is indexed, and read whole
-    templatecache.setup(app)  # the theme's templates compiled once, kept beside the doctrees
-    app.setup_extension("slimebook.sphinxext.anchors")  # stable section ids, published anchors, redirects
+    app.setup_extension("slimebook.sphinxext.gates.anchors")  # stable section ids, published anchors, redirects
     redirectpages.setup(app)  # a removed page of the redirects file becomes a page that sends readers on
     # generated pages publish their anchors too: snapshot pages (#L1) and occurrence rows (#occ-…)
     app.connect("slimebook-page-anchors", snapshot.published_page_anchors)
     app.connect("slimebook-page-anchors", usagepages.published_page_anchors)
+    # guarded speed-ups, switched by slimebook_accelerate: last, as they replace what the parts above registered
+    # (the writer of generated pages, the kept_html visitors, the zh search language, the HTML builders)
+    accelerate.setup(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

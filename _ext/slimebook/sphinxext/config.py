@@ -16,7 +16,9 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ConfigError
 
-__all__ = ["SETTINGS", "Setting", "declare", "file_setting", "read_file_setting", "validate"]
+from ..anchorcheck import parse_redirects
+
+__all__ = ["SETTINGS", "Setting", "declare", "file_setting", "load_redirects", "read_file_setting", "validate"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,9 @@ SETTINGS: tuple[Setting, ...] = (
             "The redirects of moved or removed anchors ('' for none)."),
     Setting("slimebook_anchors_mode", "anchors", "off", "", str,
             "What the build does with the manifest: 'off', 'check' or 'update'."),
+    Setting("slimebook_accelerate", "accelerate", True, "", bool,
+            "Build accelerators on (the default) or off: off, the book builds on Sphinx's stock behaviour, with the "
+            "same pages and search index."),
     Setting("slimebook_preview", "preview", False, "env", bool,
             "Live preview (make livehtml): a page whose build warned shows those warnings at its top."),
 )
@@ -112,3 +117,17 @@ def read_file_setting(app: Sphinx, name: str) -> tuple[Path | None, str | None]:
     if path is None or not path.is_file():
         return path, None
     return path, path.read_text(encoding="utf-8")
+
+
+def load_redirects(app: Sphinx) -> dict[str, str]:
+    """``{old: new}`` from ``slimebook_anchors_redirects`` (empty without a file).
+
+    Raises:
+        ConfigError: the file is not a valid redirects file (:func:`parse_redirects`)."""
+    path, text = read_file_setting(app, "slimebook_anchors_redirects")
+    if text is None:
+        return {}
+    try:
+        return parse_redirects(text)
+    except ValueError as exc:
+        raise ConfigError(f"slimebook: {path}: {exc}") from exc

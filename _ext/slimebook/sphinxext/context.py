@@ -23,8 +23,8 @@ from sphinx.errors import ExtensionError
 from ..lock import LockError, load_lock
 from ..snapshots import RENDERER_VERSION
 from ..store import SourceError, SourceStore
-from .anchors import load_redirects
 from .config import declare as declare_config
+from .config import load_redirects
 
 
 def get_store(env: BuildEnvironment) -> SourceStore:
@@ -113,7 +113,8 @@ def template_digest(app: Sphinx) -> str:
 
 def page_stamp_base(app: Sphinx) -> str:
     """What every generated page depends on besides its own data: config, tags, navigation, renderer, pin, the
-    redirect lines (a generated page carries a script sending its moved ids on: :func:`.anchors.moved_ids_script`)
+    redirect lines (a generated page carries a script sending its moved ids on:
+    :func:`~slimebook.sphinxext.gates.anchors.moved_ids_script`)
     and the templates and theme it is rendered with (:func:`template_digest`; Sphinx writes every document again
     when a template is newer than the pages).
 

@@ -38,7 +38,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from ..atomicio import atomic_write
-from .envdata import doc_data, keep_per_doc
+from .environment.envdata import doc_data, keep_per_doc
 
 __all__ = ["SlimebookWarning", "WARNED_FILE", "WarnedDocuments", "document_warnings", "file_location", "warn",
            "warning_place"]
@@ -66,7 +66,9 @@ class SlimebookWarning(enum.Enum):
     READING = "reading"  #: ``reading-entry``, ``reading-order-table``, ``reading-path``, ``repo-map``
     BUILDINFO = "buildinfo"  #: ``{buildinfo}``: an unknown key
     CANDIDATES = "candidates"  #: the candidate notes file: invalid entries, unsettled instance candidates
-    HOUSE = "house"  #: house rules (:mod:`.houserules`): a context box missing, a Slime name in prose not cited
+    #: house rules (:mod:`slimebook.sphinxext.gates.houserules`): a context box missing, a Slime name in prose
+    #: not cited
+    HOUSE = "house"
     DUPLICATE = "duplicate"  #: a label, term or object defined in two documents read by different parallel readers
 
 
@@ -138,7 +140,8 @@ def warning_place(env: BuildEnvironment, location: Any) -> tuple[str | None, int
 class WarnedDocuments(std_logging.Handler):
     """Marks the document of every WARNING record of the ``sphinx`` logger for re-reading (:func:`_mark`), whoever
     logged it, and keeps what it said as ``found``: docname → ``[(line, message)]`` in the order logged (the live
-    preview lists them, :mod:`.preview`). Records that ``suppress_warnings`` silences and records that name no
+    preview lists them, :mod:`slimebook.sphinxext.output.preview`). Records that ``suppress_warnings`` silences and
+    records that name no
     document are left alone."""
 
     def __init__(self, app: Sphinx) -> None:

@@ -1,2 +1,2 @@
-extensions = ["myst_parser", "slimebook.sphinxext.anchors"]
+extensions = ["myst_parser", "slimebook.sphinxext.gates.anchors"]
 exclude_patterns = ["_build"]

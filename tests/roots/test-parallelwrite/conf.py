@@ -3,7 +3,7 @@ author = "tests"
 copyright = "2026, tests"
 version = release = "1"
 language = "zh_CN"
-extensions = ["myst_parser", "slimebook.sphinxext.parallelwrite", "slimebook.sphinxext.readplan", "search_ext"]
+extensions = ["myst_parser", "slimebook.sphinxext.accelerate.parallelwrite", "slimebook.sphinxext.accelerate.readplan", "search_ext"]
 exclude_patterns = ["_build"]
 
 import sys  # noqa: E402

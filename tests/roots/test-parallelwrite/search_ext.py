@@ -1,6 +1,6 @@
-"""The book's Chinese search alone (``slimebook.sphinxext.search``), declared safe for parallel builds."""
+"""The book's Chinese search alone (``slimebook.sphinxext.accelerate.search``), declared safe for parallel builds."""
 
-from slimebook.sphinxext import search
+from slimebook.sphinxext.accelerate import search
 
 
 def setup(app):

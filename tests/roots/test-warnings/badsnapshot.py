@@ -1,6 +1,6 @@
 """Asks for the snapshot page of a file the pin does not hold (the ``snapshot`` warning subtype)."""
 
-from slimebook.sphinxext.snapshot import add_snapshot_paths
+from slimebook.sphinxext.pages.snapshot import add_snapshot_paths
 
 
 def setup(app):

@@ -1,0 +1,291 @@
+"""The usage index in documents: the ``usage-index`` directive and the ``{usage}`` role.
+
+The directive only parses and validates its options and leaves a ``usage_index`` placeholder; the table is
+built at ``doctree-resolved``, when every document's ``lesson-teaches`` is known (``:lesson: other-doc`` works
+whatever the reading order) and the links can be made relative to the page being written. The scan they read
+lives in :mod:`slimebook.sphinxext.environment.scancache`; the tables, shared with the generated pages of
+:mod:`slimebook.sphinxext.pages.usagepages`, in
+:mod:`slimebook.sphinxext.pages.usagetables`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util import docname_join, logging
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+from ...scan import ScanResult
+from ...scan.categories import CATEGORIES
+from ...usage import COLUMNS, Query, QueryError, instance_uses, key_of, name_anchor, parse_list, receiver_types, select
+from ..config import declare as declare_config
+from ..context import builds_pages, get_store
+from ..diagnostics import SlimebookWarning, warn
+from ..environment import scancache
+from ..environment.scancache import get_figures, get_scan, note_scan_use, scan_key
+from ..gates.candidates import confirmed_uses
+from ..pages import usagetables
+from ..pages.usagetables import (
+    COVERAGE_PAGE,
+    FILES_PAGE,
+    OVERVIEW_PAGE,
+    PRINT_COLUMNS,
+    Render,
+    breakable_literal,
+    category_page,
+    keep,
+    scroll,
+    usage_nodes,
+)
+
+logger = logging.getLogger(__name__)
+
+#: Names other modules and tests import from here (defined in :mod:`slimebook.sphinxext.environment.scancache`
+#: and :mod:`slimebook.sphinxext.pages.usagetables`).
+__all__ = [
+    "COVERAGE_PAGE", "FILES_PAGE", "OVERVIEW_PAGE", "Render", "category_page", "get_figures", "get_scan",
+    "breakable_literal", "note_scan_use", "scan_key", "scroll", "usage_nodes",
+]
+
+
+def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query,
+                    every: Sequence = (), confirmed_uses: Sequence = ()) -> nodes.paragraph:
+    """"共 N 处，分布在 M 个文件中：name n、…。" for the selected ``records``.
+
+    Per pattern: how many records it selected; how many of those are a subclass's use of the method
+    (``asyncio.Task.add_done_callback`` under ``asyncio.Future.add_done_callback``) and the receiver classes;
+    and, for a pattern that selected nothing, whether the scan (``every``, the whole scan) still has method uses
+    on instances of the class it names (its name is never written), or instance candidates a person confirmed
+    as such (``confirmed_uses``: the candidates' records renamed to the confirmed API), before saying Slime does
+    not use it.
+    """
+    files = len({r.path for r in records})
+    para = nodes.paragraph(classes=["slimebook-usage-summary"])
+    para += nodes.Text(f"共 {len(records)} 处，分布在 {files} 个文件中")
+    if patterns:
+        counts = {p: 0 for p in patterns}
+        via: dict[str, Counter] = {p: Counter() for p in patterns}
+        for record in records:
+            index = query.pattern_index(record)
+            if index is not None:
+                pattern = patterns[index]
+                counts[pattern] += 1
+                if not fnmatchcase(key_of(record), pattern) and not fnmatchcase(record.name, pattern):
+                    via[pattern][receiver_types(record)[0]] += 1
+        para += nodes.Text("：")
+        for n, (pattern, count) in enumerate(counts.items()):
+            if n:
+                para += nodes.Text("、")
+            para += nodes.literal(pattern, pattern)
+            if count:
+                para += nodes.Text(f" {count}")
+                if via[pattern]:
+                    para += nodes.Text("（其中 " + "、".join(f"{c} 处在子类 {t} 的实例上调用" for t, c in
+                                                          sorted(via[pattern].items())) + "）")
+                continue
+            uses = instance_uses([r for r in every if query.within(r)], pattern)
+            confirmed = len(instance_uses([r for r in confirmed_uses if query.within(r)], pattern))
+            if uses or confirmed:
+                para += nodes.Text(f" 0（类名未直接出现，其实例方法有 {len(uses) + confirmed} 处"
+                                   + (f"，其中 {confirmed} 处是经人工确认的候选" if confirmed else "") + "）")
+            else:
+                para += nodes.Text(" 0（Slime 没有用到）")
+    para += nodes.Text("。")
+    return para
+
+
+# -- the directive -----------------------------------------------------------------------------------------
+class usage_index(nodes.General, nodes.Element):  # noqa: N801 - docutils node naming
+    """Placeholder left by ``usage-index``; replaced by the table at ``doctree-resolved``."""
+
+
+def _lesson(argument: str | None) -> str:
+    return (argument or "").strip()
+
+
+class UsageIndex(SphinxDirective):
+    """``usage-index``: the occurrences the scan found, filtered.
+
+    Options (each narrows the selection; several values in one option are alternatives):
+    ``:category:`` categories; ``:name:`` names or globs (``asyncio.gather``, ``asyncio.Queue.*``,
+    ``syntax:await``); ``:kind:`` record kinds (default: all but ``import``; ``all``); ``:path:`` path
+    prefixes; ``:lesson:`` the names a lesson declares with ``lesson-teaches`` (empty: this document; or
+    a docname, relative to this one or absolute with ``/``), added to ``:name:``; ``:columns:`` which
+    columns, in which order, of ``id location code scope name kind provenance`` (the default in HTML;
+    other formats default to :data:`PRINT_COLUMNS`: an id is an HTML anchor, kind and provenance do not fit
+    a printed page).
+    """
+
+    has_content = False
+    option_spec = {
+        "category": directives.unchanged_required,
+        "name": directives.unchanged_required,
+        "kind": directives.unchanged_required,
+        "path": directives.unchanged_required,
+        "lesson": _lesson,
+        "columns": directives.unchanged_required,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        kinds = parse_list(self.options.get("kind")) or None
+        query = Query(categories=parse_list(self.options.get("category")), names=parse_list(self.options.get("name")),
+                      kinds=kinds, paths=parse_list(self.options.get("path")))
+        columns = parse_list(self.options.get("columns"))
+        try:
+            query.validate()
+            bad = [c for c in columns if c not in COLUMNS]
+            if bad:
+                raise QueryError(f":columns: unknown {', '.join(map(repr, bad))}; choose from {' '.join(COLUMNS)}")
+        except QueryError as exc:
+            warn(self.env, SlimebookWarning.USAGE, "usage-index: %s", exc, location=(self.env.docname, self.lineno))
+            return []
+        lesson = None
+        if "lesson" in self.options:
+            value = self.options["lesson"]
+            lesson = (value[1:] if value.startswith("/") else docname_join(self.env.docname, value)) if value \
+                else self.env.docname
+        note_scan_use(self.env, [lesson] if lesson else [])
+        node = usage_index(categories=list(query.categories), names=list(query.names),
+                           kinds=None if kinds is None else list(kinds), paths=list(query.paths),
+                           lesson=lesson, columns=list(columns) or None)
+        self.set_source_info(node)
+        return [node]
+
+
+def _render_for(app: Sphinx, doctree: nodes.document, docname: str) -> Render:
+    html = app.builder.format == "html"
+    uri = None
+    if builds_pages(app):
+        def uri(pagename: str) -> str:
+            return app.builder.get_relative_uri(docname, pagename)
+
+    def claim(occ_id: str) -> bool:
+        if occ_id in doctree.ids:
+            return False
+        doctree.ids[occ_id] = doctree  # reserve it for this row
+        return True
+
+    return Render(get_store(app.env).lock, uri, claim, app.config.slimebook_usage_collapse, details=html)
+
+
+def _resolve_index(app: Sphinx, node: usage_index, r: Render, docname: str) -> list[nodes.Node]:
+    env = app.env
+    names = list(node["names"])
+    if node["lesson"]:
+        teaches = env.__dict__.get("slimebook_teaches", {}).get(node["lesson"])
+        if not teaches:
+            where = "this document" if node["lesson"] == docname else f"document {node['lesson']!r}"
+            warn(app.env, SlimebookWarning.USAGE, "usage-index: :lesson: %s declares no names (no lesson-teaches "
+                 "directive)", where, location=node, docname=docname)
+            return []
+        names = list(dict.fromkeys([*teaches, *names]))
+    query = Query(categories=tuple(node["categories"]), names=tuple(names),
+                  kinds=None if node["kinds"] is None else tuple(node["kinds"]), paths=tuple(node["paths"]))
+    result = get_scan(env)
+    records = select(result.records, query)
+    if not records:
+        para = nodes.paragraph(classes=["slimebook-usage-empty"])
+        para += nodes.Text(f"在固定提交 {r.lock.short} 中，用法索引没有找到符合条件的出现位置（{_describe(query)}）。")
+        return [para]
+    summary = _count_sentence(records, query.names, query, result.records, confirmed_uses(app))
+    columns = node["columns"] or (COLUMNS if r.details else PRINT_COLUMNS)
+    drawn = usage_nodes(records, columns, r)
+    return [summary, keep(drawn)] if r.details else [summary, *drawn]  # HTML an accelerator may keep
+
+
+def _describe(query: Query) -> str:
+    parts = []
+    if query.names:
+        parts.append("名称 " + "、".join(query.names))
+    if query.categories:
+        parts.append("类别 " + "、".join(query.categories))
+    if query.kinds is not None:
+        parts.append("种类 " + "、".join(query.kinds))
+    if query.paths:
+        parts.append("路径 " + "、".join(query.paths))
+    return "；".join(parts) or "没有条件"
+
+
+# -- the role ----------------------------------------------------------------------------------------------
+class usage_ref(nodes.Inline, nodes.TextElement):  # noqa: N801 - docutils node naming
+    """Placeholder of ``{usage}``: attributes ``page`` and ``anchor``; a link in HTML, its text elsewhere."""
+
+
+#: Role targets that name a page rather than a category or an API.
+PAGE_TARGETS: dict[str, tuple[str, str]] = {
+    "index": (OVERVIEW_PAGE, "用法索引"),
+    "overview": (OVERVIEW_PAGE, "用法索引"),
+    "files": (FILES_PAGE, "按文件的用法索引"),
+    "coverage": (COVERAGE_PAGE, "课程覆盖表"),
+}
+
+
+def resolve_target(result: ScanResult, target: str) -> tuple[str, str, bool]:
+    """``(page, anchor, is_code)`` for a ``{usage}`` target; raises ValueError for an unknown one."""
+    if target in PAGE_TARGETS:
+        return PAGE_TARGETS[target][0], "", False
+    if target in CATEGORIES:
+        return category_page(target), "", True
+    for record in result.records:
+        if key_of(record) == target or (record.kind != "syntax" and record.name == target):
+            return category_page(record.category), name_anchor(key_of(record)), True
+    raise ValueError(f"{target!r} is not a category ({', '.join(CATEGORIES)}), a page "
+                     f"({', '.join(PAGE_TARGETS)}) or a name the scan found at the pin")
+
+
+class UsageRole(SphinxRole):
+    """``{usage}`asyncio``` (category page), ``{usage}`asyncio.gather``` (its section on the category
+    page), ``{usage}`syntax:await```, ``{usage}`coverage``` / ``files`` / ``index``; ``{usage}`title <target>```.
+    """
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        text = self.text.strip()
+        title = None
+        if text.endswith(">") and " <" in text:
+            title, _, text = text[:-1].rpartition(" <")
+            title, text = title.strip(), text.strip()
+        try:
+            page, anchor, is_code = resolve_target(get_scan(self.env), text)
+        except ValueError as exc:
+            warn(self.env, SlimebookWarning.USAGE, "usage: %s", exc, location=self.get_location(),
+                 docname=self.env.docname)
+            return [nodes.literal(self.rawtext, self.text, classes=["slimebook-broken"])], []
+        note_scan_use(self.env)
+        shown = title or (text if is_code else PAGE_TARGETS[text][1])
+        node = usage_ref(self.rawtext, "", page=page, anchor=anchor)
+        node += nodes.literal(shown, shown) if (is_code and not title) else nodes.Text(shown)
+        return [node], []
+
+
+# -- doctree-resolved --------------------------------------------------------------------------------------
+def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    indexes = list(doctree.findall(usage_index))
+    refs = list(doctree.findall(usage_ref))
+    if not indexes and not refs:
+        return
+    r = _render_for(app, doctree, docname)
+    for node in indexes:
+        node.replace_self(_resolve_index(app, node, r, docname))
+    for node in refs:
+        if r.uri is None:
+            node.replace_self(node.children)
+            continue
+        uri = r.uri(node["page"]) + (f"#{node['anchor']}" if node["anchor"] else "")
+        ref = nodes.reference("", "", refuri=uri, internal=True, classes=["slimebook-usage-ref"])
+        ref.extend(node.children)
+        node.replace_self(ref)
+
+
+def setup(app: Sphinx) -> None:
+    """Register the directive, the role, their nodes and hooks."""
+    declare_config(app, "usage")  # slimebook_usage_collapse
+    usagetables.setup(app)
+    app.add_directive("usage-index", UsageIndex)
+    app.add_role("usage", UsageRole())
+    scancache.setup(app)
+    app.connect("doctree-resolved", _resolve)

@@ -1,0 +1,107 @@
+"""Guards of the modules that patch Sphinx or a library: does what a patch replaces still exist with the shape it was
+written for?
+
+A module of :mod:`slimebook.sphinxext.accelerate` or :mod:`slimebook.sphinxext.fixes` declares what it relies on as
+data: ``SPHINX`` (the lowest and highest ``(major, minor)`` of Sphinx it was written for, both included) and
+``REQUIRES`` (:class:`Requirement` rows: an attribute path and the parameters a callable there must accept), and
+may define ``usable()`` for what a path cannot say (instance attributes). Before
+its ``setup`` runs, :func:`step_aside_reason` checks both; a module that fails steps aside with one info line naming
+itself and the Sphinx version, and the build goes on with Sphinx's stock behaviour. So an upgrade of Sphinx costs
+speed (or a fix Sphinx may then have made itself), never the build.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass
+from types import ModuleType
+
+import sphinx
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+__all__ = ["Requirement", "missing", "set_up_guarded", "step_aside_reason"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One thing a patch relies on.
+
+    Attributes:
+        target: ``"module:attribute.path"`` (``"sphinx.search:IndexBuilder._word_collector"``); the module is
+            imported, then each dotted attribute read.
+        params: names of parameters the callable at ``target`` must accept (empty: it need only exist).
+    """
+
+    target: str
+    params: tuple[str, ...] = ()
+
+
+def _resolve(target: str) -> object:
+    module_name, _, path = target.partition(":")
+    value: object = importlib.import_module(module_name)
+    for name in path.split(".") if path else ():
+        value = getattr(value, name)
+    return value
+
+
+def missing(requirements: tuple[Requirement, ...]) -> list[str]:
+    """The requirements not met, each as a short phrase (``"sphinx.search:IndexBuilder._word_collector"``, or
+    ``"… (parameter 'tags')"``); empty when all are met. Never raises."""
+    problems = []
+    for requirement in requirements:
+        try:
+            value = _resolve(requirement.target)
+        except (ImportError, AttributeError):
+            problems.append(requirement.target)
+            continue
+        if requirement.params:
+            try:
+                params = inspect.signature(value).parameters  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                problems.append(f"{requirement.target} (no signature)")
+                continue
+            accepts_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+            problems.extend(f"{requirement.target} (parameter {name!r})" for name in requirement.params
+                            if name not in params and not accepts_any)
+    return problems
+
+
+def step_aside_reason(module: ModuleType, version: tuple[int, int] | None = None) -> str | None:
+    """Why ``module`` must not patch this Sphinx (``None``: it may): a Sphinx ``version`` (default: the running one,
+    ``(major, minor)``) outside the module's ``SPHINX`` range, or a :func:`missing` requirement of its ``REQUIRES``."""
+    version = version or tuple(sphinx.version_info[:2])  # type: ignore[assignment]
+    lowest, highest = getattr(module, "SPHINX", ((0, 0), (999, 0)))
+    if not lowest <= version <= highest:
+        return (f"written for Sphinx {lowest[0]}.{lowest[1]}–{highest[0]}.{highest[1]}, "
+                f"not {version[0]}.{version[1]}")
+    gone = missing(getattr(module, "REQUIRES", ()))
+    if gone:
+        return "it patches what is not there: " + ", ".join(gone)
+    usable = getattr(module, "usable", None)  # what REQUIRES cannot say: instance attributes, behaviour
+    if usable is not None and not usable():
+        return f"{module.__name__}.usable() found this Sphinx different"
+    return None
+
+
+def set_up_guarded(app: Sphinx, package: str, names: tuple[str, ...]) -> list[str]:
+    """Import and set up each module ``package.name`` whose guard passes, in order; log one info line for each that
+    steps aside (it cannot be imported, or :func:`step_aside_reason` gives a reason). Returns the names set up."""
+    done = []
+    for name in names:
+        try:
+            module = importlib.import_module(f"{package}.{name}")
+        except (ImportError, AttributeError) as exc:
+            reason: str | None = f"it cannot be imported ({exc})"
+        else:
+            reason = step_aside_reason(module)
+        if reason is not None:
+            logger.info("slimebook: %s.%s steps aside on Sphinx %s: %s; the build goes on with Sphinx's own behaviour",
+                        package.rpartition(".")[2], name, sphinx.__version__, reason)
+            continue
+        module.setup(app)
+        done.append(name)
+    return done
