@@ -72,7 +72,7 @@ livehtml: sources system-deps node-deps
 	  --ignore "*/node_modules/*" --ignore "*.swp" --ignore "*~" --ignore "*/.#*" \
 	  --watch _ext -D slimebook_preview=1 $(SPHINXOPTS)
 
-# Published anchors (sources/anchors.txt, see _ext/slimebook/sphinxext/anchors.py): the check fails when
+# Published anchors (sources/anchors.txt, see _ext/slimebook/sphinxext/gates/anchors.py): the check fails when
 # one disappears without a line in sources/redirects.txt; the update rewrites the manifest. Both are an
 # incremental HTML build with the same output as `make html`.
 anchors-check: sources system-deps node-deps
