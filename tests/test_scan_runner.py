@@ -87,7 +87,7 @@ def test_a_file_that_does_not_parse_is_an_error_and_the_scan_goes_on():
 
 
 def test_internal_errors_are_reported_and_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    def explode(data):
+    def explode(data, table=None):
         raise RuntimeError("boom")
     monkeypatch.setattr(runner_module, "scan_code", explode)
     result = scan_items(_items({"a.py": GOOD}), jobs=1, cache_dir=tmp_path)
@@ -98,11 +98,11 @@ def test_internal_errors_are_reported_and_not_cached(tmp_path: Path, monkeypatch
 def test_a_crashing_parser_costs_only_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     real = runner_module.scan_code
 
-    def crash_on_marker(data):
+    def crash_on_marker(data, table=None):
         if b"CRASH" in data:
             faulthandler.disable()  # pytest's handler would print the crash; it is expected here
             os.kill(os.getpid(), signal.SIGSEGV)
-        return real(data)
+        return real(data, table)
     monkeypatch.setattr(runner_module, "scan_code", crash_on_marker)
     files = {"a.py": GOOD, "crash.py": b"CRASH = 1\n", "c.py": GOOD + b"x = 1\n"}
     result = scan_items(_items(files), jobs=2, cache_dir=tmp_path)
@@ -116,11 +116,11 @@ def test_an_unwritable_cache_costs_speed_not_results(tmp_path: Path, monkeypatch
     """No entry can be written, neither by a worker nor for the file whose parser crashed: the scan still ends."""
     real = runner_module.scan_code
 
-    def crash_on_marker(data):
+    def crash_on_marker(data, table=None):
         if b"CRASH" in data:
             faulthandler.disable()
             os.kill(os.getpid(), signal.SIGSEGV)
-        return real(data)
+        return real(data, table)
 
     def read_only(path, text):
         raise PermissionError(f"read-only: {path}")
@@ -320,7 +320,7 @@ def test_scan_store_without_docs(pinned: Path):
 
 
 def test_errors_list_code_before_docs(monkeypatch: pytest.MonkeyPatch):
-    def explode(data):
+    def explode(data, table=None):
         raise RuntimeError("doc")
     monkeypatch.setattr(runner_module, "scan_markdown", explode)
     result = scan_items(_items({"a.md": DOC, "z.py": BAD}), jobs=1, cache=False)
@@ -337,13 +337,35 @@ def test_all_available_cores_and_an_unwritable_cache(tmp_path: Path):
 
 def test_the_scanner_version_digests_the_table_and_the_scanner_s_sources():
     """The rule of scanner_version, computed here from the files: a change to any scanner source renews the cache."""
-    from slimebook.scan.categories import table_digest
+    from slimebook.scan.categories import default_table
 
     here = Path(runner_module.__file__).parent
-    digest = hashlib.sha1(table_digest().encode())
+    digest = hashlib.sha1(default_table().digest.encode())
     for source in [*sorted(here.glob("*.py")), here.parent / "lines.py"]:
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
     assert scanner_version() == f"1.{digest.hexdigest()[:8]}.libcst{metadata.version('libcst')}"
+    assert scanner_version(default_table()) == scanner_version()
+
+
+def test_another_table_is_another_scanner_version_and_cache(tmp_path: Path):
+    """A book's categories file is part of the version: changing it renews the cache; its records follow it."""
+    from slimebook.scan.categories import parse_categories
+
+    text = 'extends = "default"\n[categories.demo]\nprefixes = ["demo"]\n'
+    table = parse_categories(text, "c.toml")
+    again = parse_categories(text, "elsewhere.toml")
+    changed = parse_categories(text.replace('["demo"]', '["demo", "demolib"]'), "c.toml")
+    assert scanner_version(table) == scanner_version(again)  # the content counts, not where the file is
+    assert len({scanner_version(), scanner_version(table), scanner_version(changed)}) == 3
+    items = [ScanItem("a.py", "code", "ab" * 20, lambda: b"import demo\ndemo.run()\n")]
+    plain = scan_items(items, jobs=1, cache_dir=tmp_path)
+    book = scan_items(items, jobs=1, cache_dir=tmp_path, table=table)
+    assert [r.name for r in plain.records] == [] and book.version == scanner_version(table)
+    assert [(r.kind, r.name, r.category) for r in book.records] == [("import", "demo", "demo"),
+                                                                    ("api_call", "demo.run", "demo")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([scanner_version(), scanner_version(table)])
+    pooled = scan_items(items * 2, jobs=2, cache=False, table=table)  # the workers get the table too
+    assert [r.name for r in pooled.records] == ["demo", "demo.run"] * 2
 
 
 def test_scan_items_are_frozen():

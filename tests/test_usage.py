@@ -19,7 +19,7 @@ from sphinx.testing.util import SphinxTestApp
 
 from conftest import ROOT, ROOTS, git
 from slimebook.lock import load_lock
-from slimebook.scan.categories import CATEGORIES
+from slimebook.scan.categories import default_table
 from slimebook.store import SourceStore
 
 LOOP = textwrap.dedent('''\
@@ -278,7 +278,7 @@ def test_buildinfo_facts_and_unknown_key() -> None:
 def test_generated_pages(build, upstream) -> None:
     app = build("usage")
     usage = app.outdir / "_slimebook" / "usage"
-    assert sorted(p.stem for p in (usage / "category").glob("*.html")) == sorted(CATEGORIES)
+    assert sorted(p.stem for p in (usage / "category").glob("*.html")) == sorted(default_table().categories)
     overview = htmllib.unescape(re.sub("<[^>]+>", "", (usage / "index.html").read_text().replace(WBR, "")))
     assert upstream[1] in overview
     assert ("扫描的文件：4 个（2 个 .py 文件，2 个 Markdown 文件，其中 1 个 Python 代码块），"
@@ -328,7 +328,7 @@ def test_incremental_build_skips_pages_and_rereads_on_scanner_change(build, monk
     assert 'id="name-asyncio.gather"' in page.read_text().replace(WBR, "")
     import slimebook.sphinxext.environment.scancache as scancache
 
-    monkeypatch.setattr(scancache, "scanner_version", lambda: "test-bump")
+    monkeypatch.setattr(scancache, "scanner_version", lambda table: "test-bump")
     third = build("usage", srcdir=app.srcdir)
     reread = {d for d in read if third.env.all_docs[d] != read[d]}
     assert reread == {"index", "lesson-a", "lesson-b"}
@@ -376,7 +376,7 @@ def test_parallel_build_gives_the_same_html(build) -> None:
              *(str(p.relative_to(serial.outdir)) for p in (serial.outdir / "_slimebook/usage").rglob("*.html")),
              *(str(p.relative_to(serial.outdir)) for p in (serial.outdir / "_snapshot").rglob("*.html"))]
     # the snapshot pages: app/loop.py, app/many.py, docs/guide.md, README.md
-    assert len(pages) == 3 + 3 + len(CATEGORIES) + 4
+    assert len(pages) == 3 + 3 + len(default_table().categories) + 4
     for name in pages:
         assert (serial.outdir / name).read_text() == (parallel.outdir / name).read_text(), name
     for name in ("usage.json", "usage.tsv"):

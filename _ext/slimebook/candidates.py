@@ -6,7 +6,7 @@ Sphinx: :func:`parse_notes` reads the notes file (``sources/candidate-notes.toml
 it against the scan's ``instance_candidate`` records and the lessons' citations, and returns plain data.
 
 The scanner lists ``receiver.method(...)`` as a candidate when ``method`` is a concurrency method name
-(:data:`~slimebook.scan.categories.CANDIDATE_METHODS`) and the receiver's type is unknown to it. A person
+(the category table's ``[candidates] methods``) and the receiver's type is unknown to it. A person
 who has read the code settles each one:
 
 * ``[[confirmed]]``: one occurrence (``path`` and ``line``), the API it really is (``api``, a name the
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from .lock import toml_error_line
-from .scan.categories import category_of
+from .scan.categories import CategoryTable, default_table
 from .scan.records import Occurrence
 
 __all__ = [
@@ -237,7 +237,8 @@ def _covers(runs: Iterable[Sequence[int]], line: int) -> bool:
 
 def settle(records: Iterable[Occurrence], notes: Notes,
            citations: Mapping[str, Iterable[tuple[str, Sequence[Sequence[int]]]]],
-           docs: Iterable[str], teaches: Mapping[str, Sequence[str]] | None = None) -> Settled:
+           docs: Iterable[str], teaches: Mapping[str, Sequence[str]] | None = None,
+           table: CategoryTable | None = None) -> Settled:
     """Match the notes against the candidates of a scan.
 
     Args:
@@ -249,6 +250,7 @@ def settle(records: Iterable[Occurrence], notes: Notes,
         teaches: docname → the names its ``lesson-teaches`` declares; a candidate on a line a lesson cites,
             whose method is the last component of a name that lesson declares (``asyncio.Queue.put`` → ``put``),
             must be confirmed or left by a rule naming its place (else it is in ``read``).
+        table: the category table of the scan, which a confirmation's ``api`` must belong to (None: the default).
     Returns:
         A :class:`Settled`. A confirmation is a problem (and settles nothing) when no candidate is at its
         path and line with its method name, when its ``api`` is not in the category table, when its lesson
@@ -263,7 +265,8 @@ def settle(records: Iterable[Occurrence], notes: Notes,
     result = Settled()
     taken: dict[str, Confirmation] = {}
     for conf in notes.confirmed:
-        found = _confirm(conf, by_place.get((conf.path, conf.line), []), taken, docs, citations)
+        found = _confirm(conf, by_place.get((conf.path, conf.line), []), taken, docs, citations,
+                         table or default_table())
         if isinstance(found, str):
             result.problems.append(Problem(conf.at, found))
         else:
@@ -291,7 +294,8 @@ def _read_by_lessons(result: Settled, citations: Mapping[str, Iterable[tuple[str
 
 
 def _confirm(conf: Confirmation, here: list[Occurrence], taken: Mapping[str, Confirmation], docs: set[str],
-             citations: Mapping[str, Iterable[tuple[str, Sequence[Sequence[int]]]]]) -> Occurrence | str:
+             citations: Mapping[str, Iterable[tuple[str, Sequence[Sequence[int]]]]],
+             table: CategoryTable) -> Occurrence | str:
     """The candidate among ``here`` (those at the confirmation's path and line) that ``conf`` settles, or the
     sentence saying why it settles none; ``taken`` maps the ids already confirmed to their confirmation."""
     where = f"{conf.path}:{conf.line}"
@@ -302,7 +306,7 @@ def _confirm(conf: Confirmation, here: list[Occurrence], taken: Mapping[str, Con
             return f"{where}: the candidate '{conf.method}' is already confirmed at line {first.at}"
         found = ", ".join(sorted({r.name for r in here})) or "none"
         return f"{where}: no instance candidate '{conf.method}' there at the pin (candidates there: {found})"
-    if category_of(conf.api) is None:
+    if table.category_of(conf.api) is None:
         return f"{where}: api {conf.api!r} is not a name the scanner's category table knows"
     if conf.lesson not in docs:
         return f"{where}: lesson {conf.lesson!r} is not a document of the book"

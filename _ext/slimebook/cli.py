@@ -219,11 +219,17 @@ def cmd_repin(args: argparse.Namespace) -> int:
 
 # -- scan (issue 8) ---------------------------------------------------------------------------------
 def cmd_scan(args: argparse.Namespace) -> int:
-    from .scan import format_stats, scan_store, write_json, write_tsv
+    from .scan import CategoryError, format_stats, load_categories, scan_store, write_json, write_tsv
 
+    try:
+        table = load_categories(args.categories)  # the reader the build uses for slimebook_scan_categories
+    except CategoryError as exc:
+        print(f"slimebook: {exc}", file=sys.stderr)
+        return 2
     store = _store(args)
     store.require()
-    result = scan_store(store, jobs=args.jobs, cache=not args.no_cache, progress=tty_progress("scanning"))
+    result = scan_store(store, jobs=args.jobs, cache=not args.no_cache, progress=tty_progress("scanning"),
+                        table=table)
     to_stdout = False
     for path, writer in ((args.json, write_json), (args.tsv, write_tsv)):
         if path is None:
@@ -243,7 +249,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
             print(f"slimebook: cannot write {path}: {exc.strerror}", file=sys.stderr)
             return 2
     if args.stats or (args.json is None and args.tsv is None):
-        print(format_stats(result), file=sys.stderr if to_stdout else sys.stdout)
+        print(format_stats(result, table), file=sys.stderr if to_stdout else sys.stdout)
     return 0
 
 
@@ -294,6 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
     scan.add_argument("--jobs", type=int, default=None, metavar="N",
                       help="worker processes for files not in the cache (default: all cores)")
     scan.add_argument("--no-cache", action="store_true", help="neither read nor write the scan cache")
+    scan.add_argument("--categories", type=Path, metavar="FILE",
+                      help="the category table (a TOML categories file, as the book's slimebook_scan_categories "
+                           "names it; default: the standard library's concurrency APIs)")
     scan.set_defaults(func=cmd_scan)
     return parser
 

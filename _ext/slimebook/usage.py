@@ -2,7 +2,9 @@
 
 Pipeline position: ``store`` → ``scan`` → **usage** → Sphinx layer (:mod:`slimebook.sphinxext.directives.usage`).
 Everything here takes a :class:`~slimebook.scan.ScanResult` (or its records) and plain data and returns
-plain data; nothing knows about Sphinx, so each piece is unit-tested on hand-made records.
+plain data; nothing knows about Sphinx, so each piece is unit-tested on hand-made records. What depends on the
+category table (categories, tracked classes and their bases) takes the book's
+:class:`~slimebook.scan.categories.CategoryTable` as ``table`` (None: the default table).
 
 * :class:`Query` / :func:`select`: the filters of the ``usage-index`` directive (categories, name globs,
   kinds, path prefixes), in one declared table of option → field.
@@ -24,16 +26,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase, translate
 
 from .lock import toml_error_line
-from .scan.categories import (
-    API_PREFIXES,
-    BUILTINS,
-    CATEGORIES,
-    TYPES,
-    ancestors,
-    category_of,
-    inherited_names,
-    split_method,
-)
+from .scan.categories import CategoryTable, default_table
 from .scan.records import KINDS, Occurrence, ScanResult
 
 __all__ = [
@@ -75,26 +68,30 @@ def key_of(record: Occurrence) -> str:
     return f"syntax:{record.name}" if record.kind == "syntax" else record.name
 
 
-def names_of(record: Occurrence) -> list[str]:
+def names_of(record: Occurrence, table: CategoryTable | None = None) -> list[str]:
     """Every name ``record`` counts for: its :func:`key_of`, then, for a method use on a subclass, the same
     method of each tracked base class that defines it (``asyncio.Task.done`` also counts as
-    ``asyncio.Future.done``; :data:`~slimebook.scan.categories.TYPE_BASES`)."""
+    ``asyncio.Future.done``; the bases of ``table``, None for the default table)."""
     key = key_of(record)
-    return [key, *inherited_names(key)] if record.kind == "method_call" else [key]
+    return [key, *(table or default_table()).inherited_names(key)] if record.kind == "method_call" else [key]
 
 
-def receiver_types(record: Occurrence) -> list[str]:
-    """For a ``method_call`` record, its receiver's tracked type and that type's tracked bases; else ``[]``."""
-    split = split_method(record.name) if record.kind == "method_call" else None
-    return [split[0], *ancestors(split[0])] if split else []
+def receiver_types(record: Occurrence, table: CategoryTable | None = None) -> list[str]:
+    """For a ``method_call`` record, its receiver's tracked type and that type's tracked bases in ``table``;
+    else ``[]``."""
+    table = table or default_table()
+    split = table.split_method(record.name) if record.kind == "method_call" else None
+    return [split[0], *table.ancestors(split[0])] if split else []
 
 
-def instance_uses(records: Iterable[Occurrence], pattern: str) -> list[Occurrence]:
+def instance_uses(records: Iterable[Occurrence], pattern: str, table: CategoryTable | None = None) -> list[Occurrence]:
     """The uses of a method of the class ``pattern`` names (a tracked type's name or a glob), on its instances
-    or on a subclass's that inherit the method: what a class whose name Slime never writes is still used
-    through (``asyncio.Future`` through ``asyncio.Task.add_done_callback``, not through ``asyncio.Task.get_name``)."""
+    or on a subclass's that inherit the method (bases of ``table``): what a class whose name Slime never writes is
+    still used through (``asyncio.Future`` through ``asyncio.Task.add_done_callback``, not through
+    ``asyncio.Task.get_name``)."""
     methods = pattern + ".*"
-    return [r for r in records if r.kind == "method_call" and any(fnmatchcase(n, methods) for n in names_of(r))]
+    return [r for r in records
+            if r.kind == "method_call" and any(fnmatchcase(n, methods) for n in names_of(r, table))]
 
 
 #: Syntax kinds the scanner records (``syntax:await`` …), as :mod:`slimebook.scan.visitor` names them.
@@ -120,29 +117,38 @@ def _stdlib_has(name: str) -> bool:
     return False
 
 
-def _known_names() -> set[str]:
+def _known_names(table: CategoryTable) -> set[str]:
     """Every name the category table spells out: prefixes, builtins, tracked types, their methods, syntax kinds."""
-    names = {*API_PREFIXES, *BUILTINS, *TYPES, *(f"syntax:{kind}" for kind in SYNTAX_KINDS)}
-    names.update(f"{type_name}.{method}" for type_name, methods in TYPES.items() for method in methods)
+    names = {*table.api_prefixes, *table.builtins, *table.types, *(f"syntax:{kind}" for kind in SYNTAX_KINDS)}
+    names.update(f"{type_name}.{method}" for type_name, methods in table.types.items() for method in methods)
     return names
 
 
-def declaration_problem(name: str) -> str | None:
+def _checkable(name: str) -> bool:
+    """True when ``name`` lies in a standard-library module (whose names :func:`_stdlib_has` can check); a
+    book's own library (``demo.Pool``) is not imported, so its names under a whole module of the table count."""
+    return name.partition(".")[0] in sys.stdlib_module_names
+
+
+def declaration_problem(name: str, table: CategoryTable | None = None) -> str | None:
     """Why a ``lesson-teaches`` name (or glob) can never match a scan record, or None when it can.
 
     A name can match when it is a syntax kind the scanner records (``syntax:await``), a builtin it reports
     (``anext``), a method of a tracked type or of a tracked base it inherits (``asyncio.Task.add_done_callback``),
     a name the category table spells out, or a name under a whole module of the table (``asyncio.gather``,
-    :func:`~slimebook.scan.categories.category_of`) that the running interpreter's standard library has, so
-    ``asyncio.gahter`` is reported (a name only a newer Python has is reported too, with that said). A glob
+    :meth:`~slimebook.scan.categories.CategoryTable.category_of`) that the running interpreter's standard library
+    has, so ``asyncio.gahter`` is reported (a name only a newer Python has is reported too, with that said; a name
+    outside the standard library, of a book's own category, is not checked against a module). A glob
     (``asyncio.create_*``, ``typing.Async*``) can match when it matches a name the table spells out, or when the
-    dotted components before its first wildcard lie inside a whole module of the table.
+    dotted components before its first wildcard lie inside a whole module of the table. ``table``: the book's
+    category table (None: the default).
     """
+    table = table or default_table()
     if re.search(r"[*?\[]", name):
-        if any(fnmatchcase(known, name) for known in _known_names()):
+        if any(fnmatchcase(known, name) for known in _known_names(table)):
             return None
         fixed = re.split(r"[*?\[]", name, maxsplit=1)[0].rpartition(".")[0]
-        if fixed and category_of(fixed) is not None and _stdlib_has(fixed):
+        if fixed and table.category_of(fixed) is not None and (not _checkable(fixed) or _stdlib_has(fixed)):
             return None
         return "the glob matches no name the scanner can record (slimebook.scan.categories)"
     if name.startswith("syntax:"):
@@ -150,18 +156,18 @@ def declaration_problem(name: str) -> str | None:
         if kind not in SYNTAX_KINDS:
             return f"unknown syntax kind {kind!r}; the scanner records {', '.join(SYNTAX_KINDS)}"
         return None
-    if name in BUILTINS or name in TYPES or name in API_PREFIXES:
+    if name in table.builtins or name in table.types or name in table.api_prefixes:
         return None
-    split = split_method(name)
+    split = table.split_method(name)
     if split is not None:
         type_name, method = split
-        known = {m for t in (type_name, *ancestors(type_name)) for m in TYPES[t]}
+        known = {m for t in (type_name, *table.ancestors(type_name)) for m in table.types[t]}
         if method not in known:
             return f"{type_name} has no tracked method {method!r}; the scanner knows {', '.join(sorted(known))}"
         return None
-    if category_of(name) is None:
-        return "no category of the scanner's table holds it (slimebook.scan.categories.API_PREFIXES)"
-    if not _stdlib_has(name):
+    if table.category_of(name) is None:
+        return "no category of the scanner's table holds it (the prefixes of the categories file)"
+    if _checkable(name) and not _stdlib_has(name):
         return (f"the standard library of this Python ({sys.version_info[0]}.{sys.version_info[1]}) has no such "
                 "name: a typo, or a newer Python's name (then spell it out in the scanner's category table)")
     return None
@@ -190,23 +196,27 @@ class Query:
     """A selection of records; every given field narrows it (AND), the items of one field widen it (OR).
 
     Attributes:
-        categories: category names (see :data:`~slimebook.scan.categories.CATEGORIES`).
+        categories: category names (of ``table``).
         names: name globs matched with :func:`fnmatch.fnmatchcase` against a record's name and its
             :func:`key_of` (so ``syntax:await``, ``asyncio.Queue.*`` and a bare candidate ``get`` all work).
         kinds: record kinds; None means :data:`DEFAULT_KINDS`, ``("all",)`` every kind.
         paths: repo-relative path prefixes (``slime/rollout/`` or a whole file path).
+        table: the category table the records were scanned with (its categories, and the bases a method use
+            counts for); None: the default table.
     """
 
     categories: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
     kinds: tuple[str, ...] | None = None
     paths: tuple[str, ...] = ()
+    table: CategoryTable | None = None
 
     def validate(self) -> None:
         """Raise :class:`QueryError` for an unknown category or kind, or an empty name or path."""
-        bad = [c for c in self.categories if c not in CATEGORIES]
+        known = (self.table or default_table()).categories
+        bad = [c for c in self.categories if c not in known]
         if bad:
-            raise QueryError(f":category: unknown {', '.join(map(repr, bad))}; one of {', '.join(CATEGORIES)}")
+            raise QueryError(f":category: unknown {', '.join(map(repr, bad))}; one of {', '.join(known)}")
         bad = [k for k in self.kinds or () if k not in KINDS and k != "all"]
         if bad:
             raise QueryError(f":kind: unknown {', '.join(map(repr, bad))}; one of {', '.join(KINDS)} or all")
@@ -231,7 +241,7 @@ class Query:
     def pattern_index(self, record: Occurrence) -> int | None:
         """The index of the first name glob that matches ``record`` (None when none does): its name, its
         :func:`key_of`, or a base class's name of the method it uses (:func:`names_of`)."""
-        names = [*names_of(record), record.name]
+        names = [*names_of(record, self.table), record.name]
         for index, pattern in enumerate(self.names):
             if any(fnmatchcase(name, pattern) for name in names):
                 return index
@@ -258,10 +268,9 @@ def count_by_key(records: Iterable[Occurrence]) -> Counter[str]:
 
 
 # -- categories ------------------------------------------------------------------------------------------
-def category_members(category: str) -> list[str]:
-    """What the category table puts in ``category``: its name prefixes and builtins, sorted."""
-    return sorted([p for p, c in API_PREFIXES.items() if c == category] +
-                  [b for b, c in BUILTINS.items() if c == category])
+def category_members(category: str, table: CategoryTable | None = None) -> list[str]:
+    """What the category table (None: the default) puts in ``category``: its name prefixes and builtins, sorted."""
+    return (table or default_table()).members(category)
 
 
 # -- waivers ---------------------------------------------------------------------------------------------
@@ -410,7 +419,8 @@ _STATUS_ORDER = {"unmapped": 0, "waived": 1, "taught": 2}
 
 
 def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]],
-             waivers: Sequence[Waiver], order: Sequence[str] = (), confirmed: Sequence[Occurrence] = ()) -> Coverage:
+             waivers: Sequence[Waiver], order: Sequence[str] = (), confirmed: Sequence[Occurrence] = (),
+             table: CategoryTable | None = None) -> Coverage:
     """Map every API name and syntax kind in ``records`` to the lessons that teach it or a waiver.
 
     Args:
@@ -420,7 +430,9 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
         order: docnames in reading order (lessons are listed in this order, unknown ones after, by name).
         confirmed: instance candidates a person confirmed, as ``method_call`` records named by the confirmed
             API; they count as instance uses of a declared class (``instance_only``), nothing else.
+        table: the category table of the scan (rows follow its category order; bases); None: the default.
     """
+    table = table or default_table()
     code: Counter[str] = Counter()
     doc: Counter[str] = Counter()
     category: dict[str, str] = {}
@@ -430,7 +442,7 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
         key = key_of(record)
         (doc if record.source == "doc" else code)[key] += 1
         category.setdefault(key, record.category)
-        also.setdefault(key, names_of(record))
+        also.setdefault(key, names_of(record, table))
     rank = {docname: n for n, docname in enumerate(order)}
     lessons_in_order = sorted(teaches, key=lambda d: (rank.get(d, len(rank)), d))
 
@@ -441,7 +453,7 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
         lessons = tuple(d for d in lessons_in_order if any(declared[d].match(name) for name in also[key]))
         waiver = None if lessons else next((w for w in waivers if w.matches(key)), None)
         rows.append(CoverageRow(key, category[key], code[key], doc[key], lessons, waiver))
-    cat_rank = {c: n for n, c in enumerate(CATEGORIES)}
+    cat_rank = {c: n for n, c in enumerate(table.categories)}
     rows.sort(key=lambda r: (_STATUS_ORDER[r.status], cat_rank.get(r.category, len(cat_rank)), r.key))
 
     result = Coverage(rows)
@@ -458,7 +470,7 @@ def coverage(records: Iterable[Occurrence], teaches: Mapping[str, Sequence[str]]
         for pattern in teaches[docname]:
             if any(fnmatchcase(name, pattern) for name in every_name):
                 continue
-            uses = len(instance_uses([*api_records, *confirmed], pattern))
+            uses = len(instance_uses([*api_records, *confirmed], pattern, table))
             if uses:
                 result.instance_only.append((docname, pattern, uses))
             else:
@@ -483,11 +495,13 @@ class Figures:
     Args:
         store: a :class:`~slimebook.store.Store` (``files``, ``read_lines``).
         result: the scan of that pin.
+        table: the category table of that scan (None: the default).
     """
 
-    def __init__(self, store, result: ScanResult) -> None:
+    def __init__(self, store, result: ScanResult, table: CategoryTable | None = None) -> None:
         self.store = store
         self.result = result
+        self.table = table or default_table()
         self._lines: dict[str, int] | None = None
 
     def _py_lines(self) -> dict[str, int]:
@@ -531,10 +545,10 @@ class Figures:
                 raise FigureError(f"{key!r}: no file at the pin starts with {arg!r}")
             return len(paths) if form == "files" else sum(self._py_lines()[p] for p in paths)
         if form == "occurrences":
-            return len(select(records, Query(names=(arg,))))
+            return len(select(records, Query(names=(arg,), table=self.table)))
         if form == "category":
-            if arg not in CATEGORIES:
-                raise FigureError(f"{key!r}: unknown category; one of {', '.join(CATEGORIES)}")
+            if arg not in self.table.categories:
+                raise FigureError(f"{key!r}: unknown category; one of {', '.join(self.table.categories)}")
             return sum(r.category == arg for r in records)
         if form == "kind":
             if arg not in KINDS:

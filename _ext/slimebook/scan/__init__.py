@@ -17,7 +17,10 @@ SHA-1 over (path, scope, kind, name, ordinal), the ordinal counting earlier reco
 file with the same (scope, kind, name) in position order. Lines are not part of the key: an id
 survives lines inserted above it and a re-pin that leaves its function alone.
 
-Modules: :mod:`.categories` (the data table), :mod:`.records` (schema, ids, writers),
+The category table (which names are recorded, under which category; :class:`CategoryTable`) is data: a book's
+categories file read by :func:`load_categories`, by default the standard library's concurrency APIs.
+
+Modules: :mod:`.categories` (the table and its reader), :mod:`.records` (schema, ids, writers),
 :mod:`.imports` (scopes and the import table), :mod:`.evidence` (receiver types),
 :mod:`.visitor` (the walk), :mod:`.positions` (spans), :mod:`.docs` (Markdown blocks),
 :mod:`.runner` (cache and processes). The modules that need libcst (:mod:`.visitor`, :mod:`.docs` and theirs) are
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .categories import CATEGORIES
+from .categories import CategoryError, CategoryTable, default_table, load_categories
 from .records import (
     RECORD_FIELDS,
     SCHEMA_VERSION,
@@ -66,10 +69,11 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "CATEGORIES",
     "RECORD_FIELDS",
     "SCANNER_VERSION",
     "SCHEMA_VERSION",
+    "CategoryError",
+    "CategoryTable",
     "FileScan",
     "Occurrence",
     "Progress",
@@ -78,6 +82,8 @@ __all__ = [
     "ScanResult",
     "ScannedFile",
     "default_cache_dir",
+    "default_table",
+    "load_categories",
     "format_stats",
     "scan_code",
     "scan_items",

@@ -1,404 +1,79 @@
-"""The category table of the usage scanner: data only, in one place (issue 8).
+"""The category table of the usage scanner: data a book names, read in one place (issues 8 and 34).
 
-Every rule the scanner applies to a *name* lives here, so a new API, type or category is a table
-edit, not a code path:
+Every rule the scanner applies to a *name* is data of a :class:`CategoryTable`, read from a TOML file by
+:func:`load_categories` (the build reads the file the setting ``slimebook_scan_categories`` names, ``slimebook scan``
+the file of ``--categories``; both through this one function). Without a file the table is the default,
+``categories.toml`` beside this module: the concurrency APIs of Python's standard library.
 
-* :data:`CATEGORIES` lists the 19 categories; every record carries exactly one.
-* :data:`API_PREFIXES` maps a qualified-name prefix to its category. A resolved dotted name
-  (``asyncio.gather``, ``concurrent.futures.ThreadPoolExecutor``, ``os.getpid``) belongs to the
-  category of its *longest* listed prefix; a name with no listed prefix (``os.path.join``) is not
-  an API of the book and gives no record. Whole modules are listed for the ten concurrency modules;
-  for ``os``, ``time``, ``inspect``, ``typing``, ``contextlib``, ``types`` only the listed names count.
-* :data:`BUILTINS` are the builtins reported as ``api_call`` / ``api_reference`` when not shadowed.
-* :data:`TYPES` maps each tracked stdlib type (by its public qualified name) to its method names;
-  a method call on a receiver with evidence of one of these types is a ``method_call`` named
-  ``Type.method``. :data:`TYPE_ALIASES` folds implementation names onto the public ones;
-  :data:`TYPE_BASES` says which tracked type inherits from which (a use of ``asyncio.Task.done`` also
-  counts for ``asyncio.Future.done``).
-* :data:`CONSTRUCTORS`, :data:`AWAIT_CONSTRUCTORS` and :data:`METHOD_RETURNS` say what a call
-  returns (constructor evidence); :data:`ENTER_RETURNS_SELF` says which types bind themselves in
-  ``with X() as name`` (context-manager evidence).
-* :data:`CANDIDATE_METHODS` are the method names reported as ``instance_candidate`` on a receiver
-  of unknown type, except the calls of :data:`STRING_ARG_METHODS` with a string;
-  :data:`BUILTIN_TYPES` are the builtin constructors whose result rules a receiver out (negative
-  evidence).
+The file's format (every key optional unless said otherwise)::
 
-Sources of the names: the Python 3.11–3.14 standard library reference (``asyncio``, ``threading``,
-``queue``, ``concurrent.futures``, ``multiprocessing``, ``subprocess``, ``signal``, ``contextvars``,
-``contextlib``, ``inspect``, ``collections.abc``, ``typing``, ``time``, ``os``, ``fcntl``,
-``select``, ``selectors``, ``types``).
+    extends = "default"            # start from the default table and add to it (else the file is the whole table)
+
+    [categories.NAME]              # one per category, in the order reports list them
+    description = "…"              # the sentence of the category's usage page, in the book's language
+    prefixes = ["demo.Pool", …]    # dotted names: a name belongs to the category of its longest listed prefix
+    builtins = ["anext"]           # builtin functions reported when not shadowed
+
+    [types."demo.Pool"]            # a tracked class; its name must lie under a category's prefix
+    methods = ["submit", …]        # a call of one on an instance is a method_call ``demo.Pool.submit``
+    base = "demo.BasePool"         # the tracked class it inherits from (its methods count for the base too)
+    aliases = ["demo.pool.Pool"]   # other names of the same class (implementation modules)
+    returns = { submit = "demo.Job" }   # method → the tracked class of its (not awaited) result
+    enter_returns_self = true      # ``with demo.Pool() as pool`` binds the instance
+
+    [constructors]                 # function → the tracked class of its (not awaited) result
+    "demo.connect" = "demo.Pool"
+    [await_constructors]           # coroutine function → the tracked class of its awaited result
+    [candidates]
+    methods = ["submit", …]        # method names reported as instance candidates on a receiver of unknown type
+    string_first = ["get"]         # … except when called with a string first (``d.get("key")``)
+
+A table always has the categories ``syntax`` (async syntax) and ``candidates`` (instance candidates): the scanner
+gives them, so they take no prefixes. With ``extends = "default"``, a category or type of the file replaces the
+default's entry of the same name (in its place), a new one is added after the default's; the constructors are
+merged name by name and the candidate method lists added to the default's. A file that does not hold — not TOML, an
+unknown key, a value of the wrong type, a name claimed twice, a reference to an untracked class — raises
+:class:`CategoryError`, naming the file and the line.
+
+:data:`BUILTIN_TYPES` (Python's builtin constructors, negative evidence) is a fact of the language, not of a book,
+and stays here. The scanner's modules read the table of the scan at hand through :func:`current_table`, bound for
+one file's scan by :func:`using_table` (``scan_code`` and ``scan_markdown`` take the table and bind it).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..lock import toml_error_line
 
 __all__ = [
-    "API_PREFIXES",
-    "AWAIT_CONSTRUCTORS",
-    "BUILTINS",
     "BUILTIN_TYPES",
-    "CANDIDATE_METHODS",
-    "CATEGORIES",
-    "CONSTRUCTORS",
-    "ENTER_RETURNS_SELF",
-    "STRING_ARG_METHODS",
-    "METHOD_RETURNS",
-    "TYPES",
-    "TYPE_ALIASES",
-    "TYPE_BASES",
-    "ancestors",
-    "canonical_type",
-    "category_of",
-    "inherited_names",
-    "split_method",
-    "table_digest",
+    "DEFAULT_FILE",
+    "SCANNER_CATEGORIES",
+    "CategoryError",
+    "CategoryTable",
+    "current_table",
+    "default_table",
+    "load_categories",
+    "parse_categories",
+    "using_table",
 ]
 
-#: The categories, in the order reports list them (19).
-CATEGORIES: tuple[str, ...] = (
-    "asyncio",
-    "threading",
-    "queue",
-    "executors",
-    "multiprocessing",
-    "subprocess",
-    "signal",
-    "contextvars",
-    "contextlib-async",
-    "inspect-async",
-    "async-builtins",
-    "async-typing",
-    "time-sleep",
-    "os-process",
-    "fcntl",
-    "select",
-    "coroutine-helpers",
-    "syntax",
-    "candidates",
-)
+#: The default table: the standard library's concurrency APIs (package data beside this module).
+DEFAULT_FILE = Path(__file__).with_name("categories.toml")
 
-_ASYNC_ABCS = ("Awaitable", "Coroutine", "AsyncIterator", "AsyncIterable", "AsyncGenerator")
-_OS_PROCESS = (
-    "getpid", "getppid", "kill", "killpg", "fork", "forkpty", "wait", "waitpid", "wait3", "wait4",
-    "waitid", "waitstatus_to_exitcode", "WIFEXITED", "WEXITSTATUS", "WIFSIGNALED", "WTERMSIG",
-    "WIFSTOPPED", "WSTOPSIG", "system", "popen", "execl", "execle", "execlp", "execlpe", "execv",
-    "execve", "execvp", "execvpe", "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve",
-    "spawnvp", "spawnvpe", "posix_spawn", "posix_spawnp", "_exit", "abort", "setsid", "getsid",
-    "setpgrp", "getpgrp", "setpgid", "getpgid", "pidfd_open", "register_at_fork", "nice",
-    "sched_getaffinity", "sched_setaffinity",
-)
-_INSPECT_ASYNC = (
-    "iscoroutinefunction", "iscoroutine", "isawaitable", "isasyncgenfunction", "isasyncgen",
-    "getcoroutinestate", "getcoroutinelocals", "getasyncgenstate", "getasyncgenlocals",
-    "markcoroutinefunction",
-)
-
-#: Qualified-name prefix → category; the longest listed prefix of a dotted name wins.
-API_PREFIXES: dict[str, str] = {
-    "asyncio": "asyncio",
-    "threading": "threading",
-    "_thread": "threading",
-    "queue": "queue",
-    "concurrent.futures": "executors",
-    "multiprocessing": "multiprocessing",
-    "subprocess": "subprocess",
-    "signal": "signal",
-    "contextvars": "contextvars",
-    "fcntl": "fcntl",
-    "select": "select",
-    "selectors": "select",
-    "contextlib.asynccontextmanager": "contextlib-async",
-    "contextlib.AsyncExitStack": "contextlib-async",
-    "contextlib.aclosing": "contextlib-async",
-    "contextlib.AbstractAsyncContextManager": "contextlib-async",
-    **{f"inspect.{name}": "inspect-async" for name in _INSPECT_ASYNC},
-    **{f"typing.{name}": "async-typing" for name in (*_ASYNC_ABCS, "AsyncContextManager")},
-    # structural capability checks (lesson 21): an async interface declared as a Protocol, checked by isinstance
-    "typing.Protocol": "async-typing",
-    "typing.runtime_checkable": "async-typing",
-    **{f"collections.abc.{name}": "async-typing" for name in _ASYNC_ABCS},
-    "time.sleep": "time-sleep",
-    **{f"os.{name}": "os-process" for name in _OS_PROCESS},
-    "types.coroutine": "coroutine-helpers",
-    "types.CoroutineType": "coroutine-helpers",
-    "types.AsyncGeneratorType": "coroutine-helpers",
-}
-
-#: Builtins reported when the name is not bound in any enclosing scope: name → category.
-BUILTINS: dict[str, str] = {"aiter": "async-builtins", "anext": "async-builtins"}
-
-_FUTURE = ("cancel", "cancelled", "done", "result", "exception", "add_done_callback",
-           "remove_done_callback", "set_result", "set_exception", "get_loop")
-_TASK = (*_FUTURE, "get_name", "set_name", "get_coro", "get_context", "get_stack", "print_stack",
-         "uncancel", "cancelling")
-_AQUEUE = ("put", "get", "put_nowait", "get_nowait", "join", "task_done", "qsize", "empty", "full",
-           "shutdown")
-_EVENT = ("set", "clear", "wait", "is_set")
-_LOCK = ("acquire", "release", "locked")
-_CONDITION = ("acquire", "release", "locked", "wait", "wait_for", "notify", "notify_all")
-_LOOP = (
-    "run_forever", "run_until_complete", "stop", "is_running", "is_closed", "close",
-    "shutdown_asyncgens", "shutdown_default_executor", "call_soon", "call_soon_threadsafe",
-    "call_later", "call_at", "time", "create_future", "create_task", "set_task_factory",
-    "get_task_factory", "run_in_executor", "set_default_executor", "add_reader", "remove_reader",
-    "add_writer", "remove_writer", "add_signal_handler", "remove_signal_handler",
-    "set_exception_handler", "get_exception_handler", "default_exception_handler",
-    "call_exception_handler", "get_debug", "set_debug", "create_connection", "create_server",
-    "create_unix_connection", "create_unix_server", "create_datagram_endpoint", "subprocess_exec",
-    "subprocess_shell", "getaddrinfo", "getnameinfo", "sock_recv", "sock_sendall", "sock_connect",
-    "sock_accept", "connect_read_pipe", "connect_write_pipe", "start_tls", "sendfile",
-)
-_EXECUTOR = ("submit", "map", "shutdown")
-_POOL = ("apply", "apply_async", "map", "map_async", "imap", "imap_unordered", "starmap",
-         "starmap_async", "close", "terminate", "join")
-_MPQUEUE = ("put", "get", "put_nowait", "get_nowait", "qsize", "empty", "full", "close",
-            "join_thread", "cancel_join_thread")
-_SELECTOR = ("register", "unregister", "modify", "select", "close", "get_key", "get_map")
-_CONTEXT = ("Process", "Queue", "JoinableQueue", "SimpleQueue", "Pool", "Event", "Lock", "RLock",
-            "Semaphore", "BoundedSemaphore", "Condition", "Barrier", "Pipe", "Manager", "Value",
-            "Array", "get_start_method", "set_start_method")
-
-#: Tracked stdlib types (public qualified name) → method names.
-TYPES: dict[str, tuple[str, ...]] = {
-    "asyncio.AbstractEventLoop": _LOOP,
-    "asyncio.Future": _FUTURE,
-    "asyncio.Task": _TASK,
-    "asyncio.Handle": ("cancel", "cancelled", "get_context"),
-    "asyncio.TimerHandle": ("cancel", "cancelled", "get_context", "when"),
-    "asyncio.Queue": _AQUEUE,
-    "asyncio.PriorityQueue": _AQUEUE,
-    "asyncio.LifoQueue": _AQUEUE,
-    "asyncio.Event": _EVENT,
-    "asyncio.Lock": _LOCK,
-    "asyncio.Semaphore": _LOCK,
-    "asyncio.BoundedSemaphore": _LOCK,
-    "asyncio.Condition": _CONDITION,
-    "asyncio.Barrier": ("wait", "reset", "abort"),
-    "asyncio.TaskGroup": ("create_task",),
-    "asyncio.Runner": ("run", "close", "get_loop"),
-    "asyncio.Timeout": ("when", "reschedule", "expired"),
-    "asyncio.Server": ("close", "wait_closed", "serve_forever", "start_serving", "is_serving",
-                       "get_loop", "close_clients", "abort_clients"),
-    "asyncio.StreamReader": ("read", "readline", "readexactly", "readuntil", "at_eof"),
-    "asyncio.StreamWriter": ("write", "writelines", "write_eof", "can_write_eof", "drain", "close",
-                             "is_closing", "wait_closed", "get_extra_info", "start_tls"),
-    "asyncio.subprocess.Process": ("communicate", "wait", "send_signal", "terminate", "kill"),
-    "threading.Thread": ("start", "run", "join", "is_alive", "getName", "setName", "isDaemon",
-                         "setDaemon"),
-    "threading.Timer": ("start", "run", "join", "is_alive", "cancel"),
-    "threading.Lock": _LOCK,
-    "threading.RLock": ("acquire", "release"),
-    "threading.Event": _EVENT,
-    "threading.Condition": _CONDITION,
-    "threading.Semaphore": ("acquire", "release"),
-    "threading.BoundedSemaphore": ("acquire", "release"),
-    "threading.Barrier": ("wait", "reset", "abort"),
-    "queue.Queue": _AQUEUE,
-    "queue.PriorityQueue": _AQUEUE,
-    "queue.LifoQueue": _AQUEUE,
-    "queue.SimpleQueue": ("put", "get", "put_nowait", "get_nowait", "qsize", "empty"),
-    "concurrent.futures.Executor": _EXECUTOR,
-    "concurrent.futures.ThreadPoolExecutor": _EXECUTOR,
-    "concurrent.futures.ProcessPoolExecutor": _EXECUTOR,
-    "concurrent.futures.Future": (*_FUTURE[:5], "running", "add_done_callback", "set_result",
-                                  "set_exception", "set_running_or_notify_cancel"),
-    "multiprocessing.Process": ("start", "run", "join", "is_alive", "terminate", "kill", "close"),
-    "multiprocessing.Queue": _MPQUEUE,
-    "multiprocessing.JoinableQueue": (*_MPQUEUE, "task_done", "join"),
-    "multiprocessing.SimpleQueue": ("put", "get", "empty", "close"),
-    "multiprocessing.Event": _EVENT,
-    "multiprocessing.Lock": ("acquire", "release"),
-    "multiprocessing.RLock": ("acquire", "release"),
-    "multiprocessing.Semaphore": ("acquire", "release"),
-    "multiprocessing.Condition": _CONDITION,
-    "multiprocessing.Barrier": ("wait", "reset", "abort"),
-    "multiprocessing.pool.Pool": _POOL,
-    "multiprocessing.pool.ThreadPool": _POOL,
-    "multiprocessing.pool.AsyncResult": ("get", "wait", "ready", "successful"),
-    "multiprocessing.connection.Connection": ("send", "recv", "poll", "close", "send_bytes",
-                                              "recv_bytes", "recv_bytes_into", "fileno"),
-    "multiprocessing.context.BaseContext": _CONTEXT,
-    "multiprocessing.managers.SyncManager": ("start", "shutdown", "connect", *_CONTEXT[:12], "dict",
-                                             "list", "Namespace"),
-    "subprocess.Popen": ("communicate", "wait", "poll", "send_signal", "terminate", "kill"),
-    "subprocess.CompletedProcess": ("check_returncode",),
-    "contextvars.ContextVar": ("get", "set", "reset"),
-    "contextvars.Context": ("run", "copy", "get", "keys", "values", "items"),
-    "contextlib.AsyncExitStack": ("enter_async_context", "push_async_exit", "push_async_callback",
-                                  "aclose", "enter_context", "push", "callback", "pop_all",
-                                  "close"),
-    "select.epoll": ("register", "unregister", "modify", "poll", "close", "fileno"),
-    "select.poll": ("register", "unregister", "modify", "poll"),
-    "selectors.DefaultSelector": _SELECTOR,
-    "selectors.SelectSelector": _SELECTOR,
-    "selectors.PollSelector": _SELECTOR,
-    "selectors.EpollSelector": _SELECTOR,
-}
-
-#: Tracked type → the tracked type it inherits from (the standard library's own class hierarchy, as documented
-#: in each module's reference). A method call on a receiver of the subclass is recorded under the subclass
-#: (``asyncio.Task.add_done_callback``) and counts for the base class's name as well when the base defines the
-#: method (:func:`inherited_names`).
-TYPE_BASES: dict[str, str] = {
-    "asyncio.Task": "asyncio.Future",
-    "asyncio.TimerHandle": "asyncio.Handle",
-    "asyncio.PriorityQueue": "asyncio.Queue",
-    "asyncio.LifoQueue": "asyncio.Queue",
-    "asyncio.BoundedSemaphore": "asyncio.Semaphore",
-    "threading.Timer": "threading.Thread",
-    "threading.BoundedSemaphore": "threading.Semaphore",
-    "queue.PriorityQueue": "queue.Queue",
-    "queue.LifoQueue": "queue.Queue",
-    "concurrent.futures.ThreadPoolExecutor": "concurrent.futures.Executor",
-    "concurrent.futures.ProcessPoolExecutor": "concurrent.futures.Executor",
-    "multiprocessing.JoinableQueue": "multiprocessing.Queue",
-    "multiprocessing.pool.ThreadPool": "multiprocessing.pool.Pool",
-}
-
-#: Implementation or alternative names → the public name used in :data:`TYPES`.
-TYPE_ALIASES: dict[str, str] = {
-    "asyncio.BaseEventLoop": "asyncio.AbstractEventLoop",
-    "asyncio.events.AbstractEventLoop": "asyncio.AbstractEventLoop",
-    "asyncio.base_events.BaseEventLoop": "asyncio.AbstractEventLoop",
-    "asyncio.SelectorEventLoop": "asyncio.AbstractEventLoop",
-    "asyncio.futures.Future": "asyncio.Future",
-    "asyncio.tasks.Task": "asyncio.Task",
-    "asyncio.events.Handle": "asyncio.Handle",
-    "asyncio.events.TimerHandle": "asyncio.TimerHandle",
-    "asyncio.queues.Queue": "asyncio.Queue",
-    "asyncio.queues.PriorityQueue": "asyncio.PriorityQueue",
-    "asyncio.queues.LifoQueue": "asyncio.LifoQueue",
-    "asyncio.locks.Event": "asyncio.Event",
-    "asyncio.locks.Lock": "asyncio.Lock",
-    "asyncio.locks.Semaphore": "asyncio.Semaphore",
-    "asyncio.locks.BoundedSemaphore": "asyncio.BoundedSemaphore",
-    "asyncio.locks.Condition": "asyncio.Condition",
-    "asyncio.taskgroups.TaskGroup": "asyncio.TaskGroup",
-    "asyncio.timeouts.Timeout": "asyncio.Timeout",
-    "asyncio.streams.StreamReader": "asyncio.StreamReader",
-    "asyncio.streams.StreamWriter": "asyncio.StreamWriter",
-    "concurrent.futures.thread.ThreadPoolExecutor": "concurrent.futures.ThreadPoolExecutor",
-    "concurrent.futures.process.ProcessPoolExecutor": "concurrent.futures.ProcessPoolExecutor",
-    "concurrent.futures._base.Future": "concurrent.futures.Future",
-    "concurrent.futures._base.Executor": "concurrent.futures.Executor",
-    "multiprocessing.context.Process": "multiprocessing.Process",
-    "multiprocessing.process.BaseProcess": "multiprocessing.Process",
-    "multiprocessing.queues.Queue": "multiprocessing.Queue",
-    "multiprocessing.queues.JoinableQueue": "multiprocessing.JoinableQueue",
-    "multiprocessing.queues.SimpleQueue": "multiprocessing.SimpleQueue",
-    "multiprocessing.Pool": "multiprocessing.pool.Pool",
-    "multiprocessing.dummy.Pool": "multiprocessing.pool.ThreadPool",
-    "multiprocessing.context.SpawnContext": "multiprocessing.context.BaseContext",
-    "multiprocessing.context.ForkContext": "multiprocessing.context.BaseContext",
-    "multiprocessing.context.ForkServerContext": "multiprocessing.context.BaseContext",
-    "multiprocessing.Manager": "multiprocessing.managers.SyncManager",
-    "multiprocessing.connection.PipeConnection": "multiprocessing.connection.Connection",
-    "selectors.BaseSelector": "selectors.DefaultSelector",
-}
-
-#: Non-class callables whose (non-awaited) result is an instance of a tracked type.
-CONSTRUCTORS: dict[str, str] = {
-    "asyncio.get_running_loop": "asyncio.AbstractEventLoop",
-    "asyncio.get_event_loop": "asyncio.AbstractEventLoop",
-    "asyncio.new_event_loop": "asyncio.AbstractEventLoop",
-    "asyncio.events.get_running_loop": "asyncio.AbstractEventLoop",
-    "asyncio.events.get_event_loop": "asyncio.AbstractEventLoop",
-    "asyncio.events.new_event_loop": "asyncio.AbstractEventLoop",
-    "asyncio.create_task": "asyncio.Task",
-    "asyncio.current_task": "asyncio.Task",
-    "asyncio.ensure_future": "asyncio.Future",
-    "asyncio.gather": "asyncio.Future",
-    "asyncio.wrap_future": "asyncio.Future",
-    "asyncio.shield": "asyncio.Future",
-    "asyncio.run_coroutine_threadsafe": "concurrent.futures.Future",
-    "asyncio.timeout": "asyncio.Timeout",
-    "asyncio.timeout_at": "asyncio.Timeout",
-    "threading.current_thread": "threading.Thread",
-    "threading.main_thread": "threading.Thread",
-    "multiprocessing.current_process": "multiprocessing.Process",
-    "multiprocessing.parent_process": "multiprocessing.Process",
-    "multiprocessing.get_context": "multiprocessing.context.BaseContext",
-    "subprocess.run": "subprocess.CompletedProcess",
-    "contextvars.copy_context": "contextvars.Context",
-}
-
-#: Coroutine functions whose *awaited* result is an instance of a tracked type.
-AWAIT_CONSTRUCTORS: dict[str, str] = {
-    "asyncio.create_subprocess_exec": "asyncio.subprocess.Process",
-    "asyncio.create_subprocess_shell": "asyncio.subprocess.Process",
-    "asyncio.start_server": "asyncio.Server",
-    "asyncio.start_unix_server": "asyncio.Server",
-}
-
-#: (tracked type, method) → the tracked type of the method's (non-awaited) result.
-METHOD_RETURNS: dict[tuple[str, str], str] = {
-    ("asyncio.AbstractEventLoop", "create_task"): "asyncio.Task",
-    ("asyncio.AbstractEventLoop", "create_future"): "asyncio.Future",
-    ("asyncio.AbstractEventLoop", "run_in_executor"): "asyncio.Future",
-    ("asyncio.AbstractEventLoop", "call_soon"): "asyncio.Handle",
-    ("asyncio.AbstractEventLoop", "call_soon_threadsafe"): "asyncio.Handle",
-    ("asyncio.AbstractEventLoop", "call_later"): "asyncio.TimerHandle",
-    ("asyncio.AbstractEventLoop", "call_at"): "asyncio.TimerHandle",
-    ("asyncio.TaskGroup", "create_task"): "asyncio.Task",
-    ("asyncio.Runner", "get_loop"): "asyncio.AbstractEventLoop",
-    ("concurrent.futures.Executor", "submit"): "concurrent.futures.Future",
-    ("concurrent.futures.ThreadPoolExecutor", "submit"): "concurrent.futures.Future",
-    ("concurrent.futures.ProcessPoolExecutor", "submit"): "concurrent.futures.Future",
-    ("multiprocessing.pool.Pool", "apply_async"): "multiprocessing.pool.AsyncResult",
-    ("multiprocessing.pool.Pool", "map_async"): "multiprocessing.pool.AsyncResult",
-    ("multiprocessing.pool.Pool", "starmap_async"): "multiprocessing.pool.AsyncResult",
-    ("multiprocessing.pool.ThreadPool", "apply_async"): "multiprocessing.pool.AsyncResult",
-    ("multiprocessing.pool.ThreadPool", "map_async"): "multiprocessing.pool.AsyncResult",
-    ("multiprocessing.context.BaseContext", "Process"): "multiprocessing.Process",
-    ("multiprocessing.context.BaseContext", "Queue"): "multiprocessing.Queue",
-    ("multiprocessing.context.BaseContext", "JoinableQueue"): "multiprocessing.JoinableQueue",
-    ("multiprocessing.context.BaseContext", "SimpleQueue"): "multiprocessing.SimpleQueue",
-    ("multiprocessing.context.BaseContext", "Pool"): "multiprocessing.pool.Pool",
-    ("multiprocessing.context.BaseContext", "Event"): "multiprocessing.Event",
-    ("multiprocessing.context.BaseContext", "Lock"): "multiprocessing.Lock",
-    ("multiprocessing.context.BaseContext", "Manager"): "multiprocessing.managers.SyncManager",
-    ("contextvars.Context", "copy"): "contextvars.Context",
-}
-
-#: Tracked types whose ``__enter__`` / ``__aenter__`` returns the instance itself.
-ENTER_RETURNS_SELF: frozenset[str] = frozenset({
-    "concurrent.futures.Executor",
-    "concurrent.futures.ThreadPoolExecutor",
-    "concurrent.futures.ProcessPoolExecutor",
-    "multiprocessing.pool.Pool",
-    "multiprocessing.pool.ThreadPool",
-    "multiprocessing.managers.SyncManager",
-    "subprocess.Popen",
-    "asyncio.TaskGroup",
-    "asyncio.Runner",
-    "asyncio.Timeout",
-    "asyncio.Server",
-    "contextlib.AsyncExitStack",
-    "selectors.DefaultSelector",
-    "selectors.SelectSelector",
-    "selectors.PollSelector",
-    "selectors.EpollSelector",
-    "select.epoll",
-    "multiprocessing.connection.Connection",
-})
-
-#: Method names reported as ``instance_candidate`` when the receiver's type is unknown.
-CANDIDATE_METHODS: frozenset[str] = frozenset({
-    "get", "put", "get_nowait", "put_nowait", "join", "task_done", "cancel", "cancelled", "done",
-    "result", "exception", "add_done_callback", "set_result", "set_exception", "wait", "wait_for",
-    "set", "clear", "is_set", "acquire", "release", "locked", "notify", "notify_all", "submit",
-    "shutdown", "start", "is_alive", "terminate", "kill", "communicate", "poll", "send_signal",
-    "run_in_executor", "run_until_complete", "run_forever", "create_task", "call_soon",
-    "call_soon_threadsafe", "call_later", "qsize", "empty", "full", "reset", "apply_async",
-    "map_async", "enter_async_context", "aclose",
-})
-
-#: Candidate methods that, called with a string literal as first argument, are not the tracked
-#: types' methods: mapping lookups (``d.get("key")``) and logging (``logger.exception("...")``).
-#: No tracked type's method of these names takes a string first.
-STRING_ARG_METHODS: frozenset[str] = frozenset({"get", "exception"})
+#: Categories the scanner itself gives (async syntax, instance candidates); every table has them.
+SCANNER_CATEGORIES: tuple[str, ...] = ("syntax", "candidates")
 
 #: Builtin constructors and literal kinds whose result is a known, untracked type.
 BUILTIN_TYPES: frozenset[str] = frozenset({
@@ -408,61 +83,430 @@ BUILTIN_TYPES: frozenset[str] = frozenset({
 })
 
 
-def ancestors(type_name: str) -> list[str]:
-    """The tracked base classes of ``type_name``, nearest first (``asyncio.Task`` → ``["asyncio.Future"]``)."""
-    found: list[str] = []
-    while type_name in TYPE_BASES and TYPE_BASES[type_name] not in found:
-        type_name = TYPE_BASES[type_name]
-        found.append(type_name)
-    return found
+class CategoryError(ValueError):
+    """A categories file that does not hold. ``path`` is the file, ``line`` the 1-based line of the problem when
+    known; ``str()`` is ``path:line: message``."""
+
+    def __init__(self, message: str, path: str | Path, line: int | None = None) -> None:
+        self.message = message
+        self.path = str(path)
+        self.line = line
+        super().__init__(f"{self.path}:{line}: {message}" if line else f"{self.path}: {message}")
 
 
-def split_method(name: str) -> tuple[str, str] | None:
-    """``"asyncio.Task.cancel"`` → ``("asyncio.Task", "cancel")`` when the part before the last dot is a tracked
-    type (a ``method_call`` record's name), else None."""
-    type_name, _, method = name.rpartition(".")
-    return (type_name, method) if type_name in TYPES else None
+@dataclass(frozen=True, eq=False)
+class CategoryTable:
+    """The scanner's rules about names, read from a categories file (see the module docstring for the format).
 
-
-def inherited_names(name: str) -> list[str]:
-    """The names a method use ``Type.method`` also counts for: ``Base.method`` for each tracked ancestor
-    that defines ``method`` (``asyncio.Task.add_done_callback`` → ``["asyncio.Future.add_done_callback"]``)."""
-    split = split_method(name)
-    if split is None:
-        return []
-    type_name, method = split
-    return [f"{base}.{method}" for base in ancestors(type_name) if method in TYPES[base]]
-
-
-def canonical_type(qualname: str) -> str:
-    """The public type name for ``qualname`` (``asyncio.queues.Queue`` → ``asyncio.Queue``)."""
-    return TYPE_ALIASES.get(qualname, qualname)
-
-
-def category_of(qualname: str) -> str | None:
-    """The category of a resolved dotted name, by its longest prefix in :data:`API_PREFIXES`.
-
-    Args:
-        qualname: a resolved dotted name such as ``"asyncio.subprocess.PIPE"``.
-    Returns:
-        The category string, or None when no prefix of the name is listed.
+    Attributes:
+        categories: every category, in report order (``syntax`` and ``candidates`` included).
+        descriptions: category → the sentence of its usage page (``""`` when the file gives none).
+        api_prefixes: dotted-name prefix → category.
+        builtins: builtin function → category.
+        types: tracked class (public dotted name) → its method names.
+        type_bases: tracked class → the tracked class it inherits from.
+        type_aliases: other name → the tracked class's public name.
+        constructors: function → tracked class of its result; ``await_constructors`` the same when awaited.
+        method_returns: ``(class, method)`` → tracked class of the method's result.
+        enter_returns_self: tracked classes whose ``__enter__`` / ``__aenter__`` returns the instance.
+        candidate_methods: method names reported as ``instance_candidate`` on a receiver of unknown type.
+        string_arg_methods: candidate methods that are not reported when called with a string first.
+        path: the file it was read from (the book's file when it extends the default).
     """
-    name = qualname
-    while True:
-        category = API_PREFIXES.get(name)
-        if category is not None:
-            return category
-        cut = name.rfind(".")
-        if cut < 0:
-            return None
-        name = name[:cut]
+
+    categories: tuple[str, ...]
+    descriptions: Mapping[str, str]
+    api_prefixes: Mapping[str, str]
+    builtins: Mapping[str, str]
+    types: Mapping[str, tuple[str, ...]]
+    type_bases: Mapping[str, str]
+    type_aliases: Mapping[str, str]
+    constructors: Mapping[str, str]
+    await_constructors: Mapping[str, str]
+    method_returns: Mapping[tuple[str, str], str]
+    enter_returns_self: frozenset[str]
+    candidate_methods: frozenset[str]
+    string_arg_methods: frozenset[str]
+    path: str = field(default="")
+
+    @cached_property
+    def digest(self) -> str:
+        """12 hex digits over every rule of the table (not the descriptions, which change no record, nor the path):
+        part of the scanner version, so a table that scans differently has its own cache."""
+        data = [list(self.categories), self.api_prefixes, self.builtins, self.types, self.type_bases,
+                self.type_aliases, self.constructors, self.await_constructors,
+                sorted(f"{t}.{m}={r}" for (t, m), r in self.method_returns.items()),
+                sorted(self.enter_returns_self), sorted(self.candidate_methods), sorted(self.string_arg_methods)]
+        return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
+
+    def category_of(self, qualname: str) -> str | None:
+        """The category of a resolved dotted name, by its longest prefix in :attr:`api_prefixes`.
+
+        Args:
+            qualname: a resolved dotted name such as ``"asyncio.subprocess.PIPE"``.
+        Returns:
+            The category, or None when no prefix of the name is listed.
+        """
+        prefixes = self.api_prefixes
+        name = qualname
+        while True:
+            category = prefixes.get(name)
+            if category is not None:
+                return category
+            cut = name.rfind(".")
+            if cut < 0:
+                return None
+            name = name[:cut]
+
+    def canonical_type(self, qualname: str) -> str:
+        """The public class name for ``qualname`` (``asyncio.queues.Queue`` → ``asyncio.Queue``)."""
+        return self.type_aliases.get(qualname, qualname)
+
+    def ancestors(self, type_name: str) -> list[str]:
+        """The tracked base classes of ``type_name``, nearest first (``asyncio.Task`` → ``["asyncio.Future"]``)."""
+        found: list[str] = []
+        while type_name in self.type_bases and self.type_bases[type_name] not in found:
+            type_name = self.type_bases[type_name]
+            found.append(type_name)
+        return found
+
+    def split_method(self, name: str) -> tuple[str, str] | None:
+        """``"asyncio.Task.cancel"`` → ``("asyncio.Task", "cancel")`` when the part before the last dot is a tracked
+        class (a ``method_call`` record's name), else None."""
+        type_name, _, method = name.rpartition(".")
+        return (type_name, method) if type_name in self.types else None
+
+    def inherited_names(self, name: str) -> list[str]:
+        """The names a method use ``Type.method`` also counts for: ``Base.method`` for each tracked ancestor that
+        defines ``method`` (``asyncio.Task.add_done_callback`` → ``["asyncio.Future.add_done_callback"]``)."""
+        split = self.split_method(name)
+        if split is None:
+            return []
+        type_name, method = split
+        return [f"{base}.{method}" for base in self.ancestors(type_name) if method in self.types[base]]
+
+    def members(self, category: str) -> list[str]:
+        """What the table puts in ``category``: its name prefixes and builtins, sorted."""
+        return sorted([p for p, c in self.api_prefixes.items() if c == category]
+                      + [b for b, c in self.builtins.items() if c == category])
 
 
-def table_digest() -> str:
-    """A short digest of every table above (part of the scanner version, so edits invalidate caches)."""
-    data = [API_PREFIXES, BUILTINS, TYPES, TYPE_BASES, TYPE_ALIASES, CONSTRUCTORS, AWAIT_CONSTRUCTORS,
-            sorted(f"{t}.{m}={r}" for (t, m), r in METHOD_RETURNS.items()),
-            sorted(ENTER_RETURNS_SELF), sorted(CANDIDATE_METHODS), sorted(STRING_ARG_METHODS),
-            sorted(BUILTIN_TYPES),
-            list(CATEGORIES)]
-    return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()[:8]
+# -- the table of the scan at hand ---------------------------------------------------------------------------
+_CURRENT: ContextVar[CategoryTable | None] = ContextVar("slimebook_scan_table", default=None)
+
+
+def current_table() -> CategoryTable:
+    """The table bound by :func:`using_table` (the scan at hand), else :func:`default_table`."""
+    return _CURRENT.get() or default_table()
+
+
+@contextmanager
+def using_table(table: CategoryTable | None) -> Iterator[CategoryTable]:
+    """Bind ``table`` (None: the default) as :func:`current_table` for the block; yields it."""
+    table = table or default_table()
+    token = _CURRENT.set(table)
+    try:
+        yield table
+    finally:
+        _CURRENT.reset(token)
+
+
+# -- reading a file ------------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def default_table() -> CategoryTable:
+    """The table of :data:`DEFAULT_FILE` (read once per process)."""
+    return parse_categories(DEFAULT_FILE.read_text(encoding="utf-8"), DEFAULT_FILE)
+
+
+def load_categories(path: str | Path | None = None) -> CategoryTable:
+    """The table of the categories file ``path``; None (or ``""``) gives :func:`default_table`.
+
+    The one reader of categories files: the build and ``slimebook scan`` call it with the same file.
+
+    Raises:
+        CategoryError: the file is missing, unreadable, not TOML, or does not hold (with its line).
+    """
+    if not path:
+        return default_table()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CategoryError("no such categories file", path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CategoryError(f"cannot read the categories file: {exc}", path) from exc
+    return parse_categories(text, path)
+
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_DOTTED = re.compile(rf"{_NAME}(?:\.{_NAME})*")
+_IDENTIFIER = re.compile(_NAME)
+_CATEGORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+_TOP = {"extends", "categories", "types", "constructors", "await_constructors", "candidates"}
+_CATEGORY_KEYS = {"description", "prefixes", "builtins"}
+_TYPE_KEYS = {"methods", "base", "aliases", "returns", "enter_returns_self"}
+_CANDIDATE_KEYS = {"methods", "string_first"}
+
+Where = tuple[str, ...]
+
+
+class _Source:
+    """One file's text and where its tables and keys are, for messages (``line`` of a key path)."""
+
+    _KEY = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
+    _HEADER = re.compile(rf"\s*\[\s*({_KEY}(?:\s*\.\s*{_KEY})*)\s*\]\s*(?:#.*)?$")
+    _ASSIGN = re.compile(rf"\s*({_KEY}(?:\s*\.\s*{_KEY})*)\s*=")
+
+    def __init__(self, text: str, path: str | Path) -> None:
+        self.path = str(path)
+        self.lines: dict[Where, int] = {}
+        table: Where = ()
+        multiline = False
+        for number, line in enumerate(text.splitlines(), 1):
+            if multiline:
+                multiline = line.count('"""') % 2 == 0
+                continue
+            header = self._HEADER.match(line)
+            assign = None if header else self._ASSIGN.match(line)
+            if header:
+                table = self._path(header.group(1))
+                self.lines.setdefault(table, number)
+            elif assign:
+                self.lines.setdefault(table + self._path(assign.group(1)), number)
+                multiline = line.count('"""') % 2 == 1
+        self.data = self._parse(text)
+
+    @staticmethod
+    def _path(keys: str) -> Where:
+        """The key path of a dotted TOML key (``types."asyncio.Queue"`` → ``("types", "asyncio.Queue")``)."""
+        try:
+            value: Any = tomllib.loads(f"{keys} = 0")
+        except tomllib.TOMLDecodeError:
+            return ()
+        path: list[str] = []
+        while isinstance(value, dict) and len(value) == 1:
+            key, value = next(iter(value.items()))
+            path.append(key)
+        return tuple(path)
+
+    def _parse(self, text: str) -> dict[str, Any]:
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise CategoryError(f"not valid TOML: {exc}", self.path, toml_error_line(exc)) from exc
+
+    def line(self, where: Where) -> int | None:
+        """The line of the key path ``where``, else of its nearest enclosing table that has one."""
+        while where:
+            if where in self.lines:
+                return self.lines[where]
+            where = where[:-1]
+        return None
+
+    def error(self, message: str, where: Where) -> CategoryError:
+        return CategoryError(message, self.path, self.line(where))
+
+
+def _name_of(where: Where) -> str:
+    """How a message names an entry: ``[types."demo.Pool"] returns``."""
+    if not where:
+        return "the file"
+    head = where[0] if len(where) == 1 else f"{where[0]}.{json.dumps(where[1]) if '.' in where[1] else where[1]}"
+    return f"[{head}]" + (f" {'.'.join(where[2:])}" if len(where) > 2 else "")
+
+
+class _Reader:
+    """The entries of one or two files (the default and a book's file that extends it), each with its origin."""
+
+    def __init__(self) -> None:
+        self.categories: dict[str, dict[str, Any]] = {}
+        self.types: dict[str, dict[str, Any]] = {}
+        self.constructors: dict[str, str] = {}
+        self.await_constructors: dict[str, str] = {}
+        self.candidates: list[str] = []
+        self.string_first: list[str] = []
+        self.origin: dict[Where, _Source] = {}  # an entry's key path → the file that gave it
+        self.last: _Source | None = None
+
+    def error(self, message: str, where: Where) -> CategoryError:
+        """An error at ``where`` (a key path), located in the file that gave the entry."""
+        source = next((self.origin[where[:n]] for n in range(len(where), 0, -1) if where[:n] in self.origin),
+                      self.last)
+        assert source is not None
+        return source.error(message, where)
+
+    def add(self, source: _Source) -> None:
+        """Add the entries of ``source`` (checked for shape: keys and the types of values)."""
+        data = source.data
+        self.last = source
+        unknown = sorted(set(data) - _TOP)
+        if unknown:
+            raise source.error(f"unknown top-level key {unknown[0]!r}; the keys are {', '.join(sorted(_TOP))}",
+                               (unknown[0],))
+        for section in ("categories", "types", "constructors", "await_constructors", "candidates"):
+            if not isinstance(data.get(section, {}), dict):
+                raise source.error(f"{section!r} must be a table ([{section}…])", (section,))
+        for name, entry in data.get("categories", {}).items():
+            where = ("categories", name)
+            self._entry(source, where, entry, _CATEGORY_KEYS)
+            if not _CATEGORY.fullmatch(name):
+                raise source.error(f"category name {name!r}: letters, digits, '-' and '_' only", where)
+            description = entry.get("description", "")
+            if not isinstance(description, str):
+                raise source.error(f"{_name_of(where)} description must be a string", (*where, "description"))
+            self.categories[name] = {"description": description,
+                                     "prefixes": self._names(source, where, entry, "prefixes", _DOTTED),
+                                     "builtins": self._names(source, where, entry, "builtins", _IDENTIFIER)}
+            self.origin[where] = source
+        for name, entry in data.get("types", {}).items():
+            where = ("types", name)
+            self._entry(source, where, entry, _TYPE_KEYS)
+            if not _DOTTED.fullmatch(name):
+                raise source.error(f"type name {name!r} is not a dotted name", where)
+            base = entry.get("base")
+            if base is not None and not (isinstance(base, str) and _DOTTED.fullmatch(base)):
+                raise source.error(f"{_name_of(where)} base must be a dotted name", (*where, "base"))
+            returns = entry.get("returns", {})
+            if not isinstance(returns, dict) or not all(isinstance(v, str) for v in returns.values()):
+                raise source.error(f"{_name_of(where)} returns must be a table of method = \"class\"",
+                                   (*where, "returns"))
+            enters = entry.get("enter_returns_self", False)
+            if not isinstance(enters, bool):
+                raise source.error(f"{_name_of(where)} enter_returns_self must be true or false",
+                                   (*where, "enter_returns_self"))
+            self.types[name] = {"methods": self._names(source, where, entry, "methods", _IDENTIFIER),
+                                "base": base, "returns": dict(returns), "enter_returns_self": enters,
+                                "aliases": self._names(source, where, entry, "aliases", _DOTTED)}
+            self.origin[where] = source
+        for section in ("constructors", "await_constructors"):
+            target = getattr(self, section)
+            for name, value in data.get(section, {}).items():
+                where = (section, name)
+                if not _DOTTED.fullmatch(name) or not isinstance(value, str):
+                    raise source.error(f"[{section}] entries are \"dotted.name\" = \"tracked class\"", where)
+                target[name] = value
+                self.origin[where] = source
+        candidates = data.get("candidates", {})
+        self._entry(source, ("candidates",), candidates, _CANDIDATE_KEYS)
+        for key, target in (("methods", self.candidates), ("string_first", self.string_first)):
+            for name in self._names(source, ("candidates",), candidates, key, _IDENTIFIER):
+                if name not in target:
+                    target.append(name)
+                self.origin.setdefault(("candidates", key, name), source)
+
+    @staticmethod
+    def _entry(source: _Source, where: Where, entry: object, keys: set[str]) -> None:
+        if not isinstance(entry, dict):
+            raise source.error(f"{_name_of(where)} must be a table", where)
+        unknown = sorted(set(entry) - keys)
+        if unknown:
+            raise source.error(f"{_name_of(where)}: unknown key {unknown[0]!r}; the keys are "
+                               f"{', '.join(sorted(keys))}", (*where, unknown[0]))
+
+    @staticmethod
+    def _names(source: _Source, where: Where, entry: dict, key: str, pattern: re.Pattern) -> list[str]:
+        names = entry.get(key, [])
+        kind = "dotted names" if pattern is _DOTTED else "identifiers"
+        if not isinstance(names, list) or not all(isinstance(n, str) and pattern.fullmatch(n) for n in names):
+            bad = next((n for n in names if not (isinstance(n, str) and pattern.fullmatch(n))), names) \
+                if isinstance(names, list) else names
+            raise source.error(f"{_name_of(where)} {key} must be a list of {kind}; {bad!r} is not one",
+                               (*where, key))
+        return list(names)
+
+    def table(self, path: str) -> CategoryTable:
+        """The checked table (cross references: names claimed twice, untracked classes, cycles)."""
+        for name in SCANNER_CATEGORIES:
+            if name not in self.categories:
+                raise self._file_error(f"the category {name!r} is missing: the scanner gives it to "
+                                       f"{'async syntax' if name == 'syntax' else 'instance candidates'} "
+                                       f"([categories.{name}] with its description)")
+            entry = self.categories[name]
+            if entry["prefixes"] or entry["builtins"]:
+                raise self.error(f"[categories.{name}] takes no prefixes or builtins: the scanner gives it",
+                                 ("categories", name))
+        prefixes: dict[str, str] = {}
+        builtins: dict[str, str] = {}
+        for name, entry in self.categories.items():
+            for key, claimed in (("prefixes", prefixes), ("builtins", builtins)):
+                for item in entry[key]:
+                    if item in claimed and claimed[item] != name:
+                        raise self.error(f"{item!r} is in two categories, {claimed[item]!r} and {name!r}",
+                                         ("categories", name, key))
+                    claimed[item] = name
+        table = CategoryTable(
+            categories=tuple(self.categories),
+            descriptions={n: e["description"] for n, e in self.categories.items()},
+            api_prefixes=prefixes, builtins=builtins,
+            types={n: tuple(e["methods"]) for n, e in self.types.items()},
+            type_bases={n: e["base"] for n, e in self.types.items() if e["base"]},
+            type_aliases={a: n for n, e in self.types.items() for a in e["aliases"]},
+            constructors=dict(self.constructors), await_constructors=dict(self.await_constructors),
+            method_returns={(n, m): r for n, e in self.types.items() for m, r in e["returns"].items()},
+            enter_returns_self=frozenset(n for n, e in self.types.items() if e["enter_returns_self"]),
+            candidate_methods=frozenset(self.candidates), string_arg_methods=frozenset(self.string_first),
+            path=path,
+        )
+        self._check_types(table)
+        return table
+
+    def _file_error(self, message: str) -> CategoryError:
+        assert self.last is not None
+        return CategoryError(message, self.last.path)
+
+    def _check_types(self, table: CategoryTable) -> None:
+        every_method = {m for methods in table.types.values() for m in methods}
+        aliases: dict[str, str] = {}
+        for name, entry in self.types.items():
+            where = ("types", name)
+            if table.category_of(name) is None:
+                raise self.error(f"the class {name!r} lies under no category's prefixes", where)
+            base = entry["base"]
+            if base is not None and base not in table.types:
+                raise self.error(f"[types.{json.dumps(name)}] base {base!r} is not a tracked class", (*where, "base"))
+            if base is not None and name in table.ancestors(name):
+                raise self.error(f"[types.{json.dumps(name)}] base: the classes' bases go round in a circle",
+                                 (*where, "base"))
+            for alias in entry["aliases"]:
+                if alias in table.types or aliases.get(alias, name) != name:
+                    raise self.error(f"the alias {alias!r} already names {aliases.get(alias, alias)!r}",
+                                     (*where, "aliases"))
+                aliases[alias] = name
+            known = {m for t in (name, *table.ancestors(name)) for m in table.types[t]}
+            for method, returned in entry["returns"].items():
+                if method not in known:
+                    raise self.error(f"[types.{json.dumps(name)}] returns: {method!r} is not one of its methods",
+                                     (*where, "returns"))
+                if returned not in table.types:
+                    raise self.error(f"[types.{json.dumps(name)}] returns: {returned!r} is not a tracked class",
+                                     (*where, "returns"))
+        for section in ("constructors", "await_constructors"):
+            for name, returned in getattr(self, section).items():
+                if returned not in table.types:
+                    raise self.error(f"[{section}] {name!r}: {returned!r} is not a tracked class", (section, name))
+        for name in self.candidates:
+            if name not in every_method:
+                raise self.error(f"[candidates] methods: {name!r} is no tracked class's method",
+                                 ("candidates", "methods", name))
+        for name in self.string_first:
+            if name not in table.candidate_methods:
+                raise self.error(f"[candidates] string_first: {name!r} is not one of the candidate methods",
+                                 ("candidates", "string_first", name))
+
+
+def parse_categories(text: str, path: str | Path = "<categories>") -> CategoryTable:
+    """The table of a categories file's ``text`` (``path`` names it in messages, and in :attr:`CategoryTable.path`).
+
+    Raises:
+        CategoryError: not TOML, an unknown key, a value of the wrong type, a name in two categories, a reference
+            to an untracked class, a missing ``syntax`` or ``candidates`` category (with the file's line).
+    """
+    source = _Source(text, path)
+    reader = _Reader()
+    extends = source.data.get("extends")
+    if extends is not None:
+        if extends != "default":
+            raise source.error(f"extends = {extends!r}: the only table a file can extend is \"default\"",
+                               ("extends",))
+        reader.add(_Source(DEFAULT_FILE.read_text(encoding="utf-8"), DEFAULT_FILE))
+    reader.add(source)
+    return reader.table(str(path))

@@ -35,7 +35,7 @@ import libcst as cst
 from markdown_it import MarkdownIt
 
 from ..lines import LINE_BREAK
-from .categories import BUILTINS, category_of
+from .categories import current_table
 from .imports import import_target
 from .records import RawRecord
 from .visitor import STRING_PATTERN, FileScan, deep_recursion, scan_module
@@ -476,11 +476,11 @@ def _token_name(line: list[Token], texts: list[str], index: int, imports: dict[s
     target = imports.get(token.text)
     if target is not None:
         qualname = ".".join([target, *texts[index + 2:end + 1:2]])
-        category = category_of(qualname)
+        category = current_table().category_of(qualname)
         if category is not None:
             add(token, line[end], "api_call" if is_call else "api_reference", qualname, category)
-    elif end == index and token.text in BUILTINS and is_call:
-        add(token, token, "api_call", token.text, BUILTINS[token.text])
+    elif end == index and token.text in current_table().builtins and is_call:
+        add(token, token, "api_call", token.text, current_table().builtins[token.text])
     return end + 1
 
 
@@ -507,7 +507,7 @@ def _token_imports(line: list[Token], imports: dict[str, str], add) -> None:
         qualname = f"{module}.{dotted}" if module else dotted
         if bound:
             imports[bound] = qualname if (module or "as" in names) else bound
-        category = category_of(qualname)
+        category = current_table().category_of(qualname)
         if category is not None:
             add(group[0], end, "import", qualname, category)
 

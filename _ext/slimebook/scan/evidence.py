@@ -1,7 +1,7 @@
 """Receiver evidence: what stdlib type an expression holds, and how we know.
 
-One small function per kind of evidence (issue 8), each fed by the tables of
-:mod:`slimebook.scan.categories`:
+One small function per kind of evidence (issue 8), each fed by the category table of the scan at hand
+(:func:`slimebook.scan.categories.current_table`):
 
 * :meth:`Evidence.constructor_evidence`: ``loop = asyncio.get_running_loop()``,
   ``q = asyncio.Queue()``, ``fut = loop.run_in_executor(...)``, ``p = await asyncio.create_subprocess_exec(...)``.
@@ -18,9 +18,9 @@ One small function per kind of evidence (issue 8), each fed by the tables of
 
 Inference is flow-insensitive: a name (or ``self`` attribute) has a type when all of its bindings in
 its scope agree on one, ignoring ``= None``; an annotation wins over assignments. A type is either
-a tracked one (a key of :data:`~slimebook.scan.categories.TYPES`) or *known untracked*, spelled with
-a leading ``~`` (literals, builtin constructors, local classes, CapWords classes of other modules,
-annotations naming other types); known-untracked receivers are never instance candidates.
+a tracked one (a key of the table's :attr:`~slimebook.scan.categories.CategoryTable.types`) or *known
+untracked*, spelled with a leading ``~`` (literals, builtin constructors, local classes, CapWords classes of other
+modules, annotations naming other types); known-untracked receivers are never instance candidates.
 
 Not followed (such receivers stay candidates): element types of containers and loops
 (``for t in tasks``, ``dict[str, set[asyncio.Task]]``), subclasses of tracked types
@@ -32,15 +32,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .categories import (
-    AWAIT_CONSTRUCTORS,
-    BUILTIN_TYPES,
-    CONSTRUCTORS,
-    ENTER_RETURNS_SELF,
-    METHOD_RETURNS,
-    TYPES,
-    canonical_type,
-)
+from .categories import BUILTIN_TYPES, current_table
 from .imports import Binding, Scope, import_target, lookup
 
 __all__ = ["Evidence", "TypeFact", "dotted_chain", "is_tracked", "resolve_chain"]
@@ -107,6 +99,7 @@ class Evidence:
         self._busy: set[tuple[int, str]] = set()
         self._classes = classes or {}
         self._foreign = foreign_stores
+        self._table = current_table()
 
     # -- entry point ------------------------------------------------------------------------------
     def expr_type(self, expr: cst.BaseExpression, scope: Scope) -> TypeFact | None:
@@ -121,8 +114,8 @@ class Evidence:
             return self.constructor_evidence(expr, scope)
         if isinstance(expr, cst.Await) and isinstance(expr.expression, cst.Call):
             target = resolve_chain(expr.expression.func, scope)
-            if target in AWAIT_CONSTRUCTORS:
-                return (AWAIT_CONSTRUCTORS[target], "constructor_evidence")
+            if target in self._table.await_constructors:
+                return (self._table.await_constructors[target], "constructor_evidence")
             return None
         if isinstance(expr, _LITERALS):
             return (f"~builtins.{type(expr).__name__}", "literal")
@@ -134,11 +127,11 @@ class Evidence:
         func = call.func
         target = resolve_chain(func, scope)
         if target is not None:
-            canonical = canonical_type(target)
-            if canonical in TYPES:
+            canonical = self._table.canonical_type(target)
+            if canonical in self._table.types:
                 return (canonical, "constructor_evidence")
-            if target in CONSTRUCTORS:
-                return (CONSTRUCTORS[target], "constructor_evidence")
+            if target in self._table.constructors:
+                return (self._table.constructors[target], "constructor_evidence")
             if _looks_like_class(target):
                 return (f"~{target}", "constructor_evidence")
             return None
@@ -153,7 +146,7 @@ class Evidence:
         if isinstance(func, cst.Attribute):
             receiver = self.expr_type(func.value, scope)
             if is_tracked(receiver):
-                returned = METHOD_RETURNS.get((receiver[0], func.attr.value))
+                returned = self._table.method_returns.get((receiver[0], func.attr.value))
                 if returned is not None:
                     return (returned, "constructor_evidence")
         return None
@@ -186,8 +179,8 @@ class Evidence:
             annotation = annotation.value
         target = resolve_chain(annotation, scope)
         if target is not None:
-            canonical = canonical_type(target)
-            if canonical in TYPES:
+            canonical = self._table.canonical_type(target)
+            if canonical in self._table.types:
                 return canonical
             return None if target in _UNKNOWN_ANNOTATIONS else f"~{target}"
         chain = dotted_chain(annotation)
@@ -206,7 +199,7 @@ class Evidence:
         fact = self.expr_type(expr, scope)
         if fact is None:
             return None
-        if fact[0] in ENTER_RETURNS_SELF:
+        if fact[0] in self._table.enter_returns_self:
             return (fact[0], "context_manager_evidence")
         if fact[0].startswith("~"):
             # still known untracked (no candidate), but not an instance to type attributes through: a class of

@@ -24,7 +24,7 @@ Schema (:data:`SCHEMA_VERSION` 1). One record per occurrence, with the fields of
     the bare method name for ``instance_candidate``, the construct for ``syntax`` (``async_def``,
     ``await``, ``async_with``, ``async_for``, ``async_comprehension``, ``async_generator``).
 ``category``
-    one of :data:`slimebook.scan.categories.CATEGORIES`.
+    one of the category table's (:attr:`slimebook.scan.categories.CategoryTable.categories`).
 ``provenance``
     how the record was found: ``import_statement``, ``import_resolution``, ``builtin``,
     ``syntax``, ``constructor_evidence``, ``annotation_evidence``, ``context_manager_evidence``,
@@ -42,7 +42,10 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import IO, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .categories import CategoryTable
 
 __all__ = [
     "KINDS",
@@ -243,12 +246,15 @@ def write_tsv(result: ScanResult, stream: IO[str]) -> None:
         stream.write("\t".join(_tsv_cell(getattr(record, name)) for name in RECORD_FIELDS) + "\n")
 
 
-def format_stats(result: ScanResult) -> str:
-    """The ``slimebook scan --stats`` report: files, counts by kind, by category, and by both,
-    distinct API names (of ``api_call`` / ``api_reference`` / ``method_call`` records) and errors."""
+def format_stats(result: ScanResult, table: CategoryTable | None = None) -> str:
+    """The ``slimebook scan --stats`` report: files, counts by kind, by category (in the order of ``table``, the
+    category table of the scan; None: the default), and by both, distinct API names (of ``api_call`` /
+    ``api_reference`` / ``method_call`` records) and errors."""
     from collections import Counter
 
-    from .categories import CATEGORIES
+    from .categories import default_table
+
+    categories = (table or default_table()).categories
 
     by_kind = Counter(r.kind for r in result.records)
     by_category = Counter(r.category for r in result.records)
@@ -266,12 +272,12 @@ def format_stats(result: ScanResult) -> str:
         "by kind:",
         *(f"  {kind:<20}{by_kind[kind]:>7}" for kind in KINDS if by_kind[kind]),
         "by category:",
-        *(f"  {cat:<20}{by_category[cat]:>7}" for cat in CATEGORIES if by_category[cat]),
+        *(f"  {cat:<20}{by_category[cat]:>7}" for cat in categories if by_category[cat]),
     ]
     kinds = [k for k in KINDS if by_kind[k]]
     header = "".join(f"{k:>{len(k) + 2}}" for k in kinds)
     lines += ["by category and kind:", f"  {'':<20}{header}"]
-    for cat in CATEGORIES:
+    for cat in categories:
         if by_category[cat]:
             lines.append(f"  {cat:<20}" + "".join(f"{both[(cat, k)] or '.':>{len(k) + 2}}" for k in kinds))
     lines.append(f"distinct API names: {len(api_names)}")

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..atomicio import atomic_write
 from ..store import cache_root
-from .categories import table_digest
+from .categories import CategoryTable, default_table, using_table
 from .records import Occurrence, RawRecord, ScanError, ScannedFile, ScanResult, assign_ids
 
 if TYPE_CHECKING:  # the scanner (and libcst) is imported on a cache miss only: a warm scan reads JSON
@@ -47,21 +47,30 @@ SCANNER_VERSION = "1"
 
 
 @lru_cache(maxsize=1)
-def scanner_version() -> str:
-    """The cache key's version: ``SCANNER_VERSION``, a digest of the category table, of the scanner's own
-    source files and of the line model (``slimebook/lines.py``), and the libcst version, e.g.
-    ``1.3f2a9c01.libcst1.9.0``."""
+def _code_digest() -> tuple[bytes, str]:
+    """The scanner's own source files and the line model (``slimebook/lines.py``) as one SHA-1 state's input, and
+    the libcst version."""
     try:
         libcst_version = metadata.version("libcst")
     except metadata.PackageNotFoundError:  # pragma: no cover
         libcst_version = "unknown"
-    digest = hashlib.sha1(table_digest().encode())
+    data = b""
     here = Path(__file__).parent
     for source in [*sorted(here.glob("*.py")), here.parent / "lines.py"]:  # lines.py: the line model it numbers by
         try:
-            digest.update(source.name.encode() + b"\0" + source.read_bytes())
+            data += source.name.encode() + b"\0" + source.read_bytes()
         except OSError:  # pragma: no cover - an installation without sources
             pass
+    return data, libcst_version
+
+
+def scanner_version(table: CategoryTable | None = None) -> str:
+    """The cache key's version: ``SCANNER_VERSION``, a digest of the category table's rules
+    (:attr:`~slimebook.scan.categories.CategoryTable.digest`; None: the default table), of the scanner's own source
+    files and of the line model, and the libcst version, e.g. ``1.3f2a9c01.libcst1.9.0``."""
+    code, libcst_version = _code_digest()
+    digest = hashlib.sha1((table or default_table()).digest.encode())
+    digest.update(code)
     return f"{SCANNER_VERSION}.{digest.hexdigest()[:8]}.libcst{libcst_version}"
 
 
@@ -101,25 +110,32 @@ def _read_entry(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and "records" in data else None
 
 
-def scan_code(data: bytes | str) -> FileScan:
-    """:func:`slimebook.scan.visitor.scan_code`, imported on first use (a warm scan reads JSON and needs no libcst)."""
+def scan_code(data: bytes | str, table: CategoryTable | None = None) -> FileScan:
+    """:func:`slimebook.scan.visitor.scan_code` with ``table`` (None: the default) as the category table, imported
+    on first use (a warm scan reads JSON and needs no libcst)."""
     from .visitor import scan_code as scan
 
-    return scan(data)
+    with using_table(table):
+        return scan(data)
 
 
-def scan_markdown(data: bytes | str) -> FileScan:
-    """:func:`slimebook.scan.docs.scan_markdown`, imported on first use (see :func:`scan_code`)."""
+def scan_markdown(data: bytes | str, table: CategoryTable | None = None) -> FileScan:
+    """:func:`slimebook.scan.docs.scan_markdown` with ``table`` as the category table (see :func:`scan_code`)."""
     from .docs import scan_markdown as scan
 
-    return scan(data)
+    with using_table(table):
+        return scan(data)
 
 
-def _scan_task(task: tuple[str, str, bytes, str | None]) -> dict[str, Any]:
+#: One file to scan in a worker: (source kind, blob id, bytes, cache directory or None, category table).
+Task = tuple[str, str, bytes, str | None, CategoryTable]
+
+
+def _scan_task(task: Task) -> dict[str, Any]:
     """Scan one file's bytes (runs in a worker); writes the cache entry unless it is an internal error."""
-    source, blob, data, cache = task
+    source, blob, data, cache, table = task
     try:
-        entry = _entry(scan_code(data) if source == "code" else scan_markdown(data))
+        entry = _entry(scan_code(data, table) if source == "code" else scan_markdown(data, table))
     except Exception as exc:  # an internal scanner error: report it, never cache it
         return {"records": [], "status": "error", "error": [f"internal scanner error: {exc!r}", None],
                 "blocks": None}
@@ -131,7 +147,7 @@ def _scan_task(task: tuple[str, str, bytes, str | None]) -> dict[str, Any]:
     return entry
 
 
-def _run_pool(tasks: list[tuple[str, str, bytes, str | None]], workers: int,
+def _run_pool(tasks: list[Task], workers: int,
               results: list[dict[str, Any] | None]) -> Iterator[int]:
     """Scan ``tasks`` on ``workers`` processes into ``results``, yielding each task's index when its result is in
     (in task order). If a worker dies (libcst's native parser can crash the process on pathological input), every
@@ -152,19 +168,19 @@ def _run_pool(tasks: list[tuple[str, str, bytes, str | None]], workers: int,
             yield index
 
 
-def _run_serial(tasks: list[tuple[str, str, bytes, str | None]],
+def _run_serial(tasks: list[Task],
                 results: list[dict[str, Any] | None]) -> Iterator[int]:
     for index, task in enumerate(tasks):
         results[index] = _scan_task(task)
         yield index
 
 
-def _isolated_main(task: tuple[str, str, bytes, str | None], conn) -> None:
+def _isolated_main(task: Task, conn) -> None:
     conn.send(_scan_task(task))
     conn.close()
 
 
-def _isolated(task: tuple[str, str, bytes, str | None]) -> dict[str, Any]:
+def _isolated(task: Task) -> dict[str, Any]:
     context = _pool_context()
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_isolated_main, args=(task, sender), daemon=True)
@@ -178,7 +194,7 @@ def _isolated(task: tuple[str, str, bytes, str | None]) -> dict[str, Any]:
     if entry is None:
         entry = {"records": [], "status": "error", "blocks": None,
                  "error": [f"the parser crashed on this file (exit code {process.exitcode})", None]}
-        source, blob, _, cache = task
+        source, blob, _, cache, _ = task
         if cache is not None:  # deterministic for this blob and scanner version
             try:
                 _write_atomic(_entry_path(Path(cache), blob, source), entry)
@@ -207,12 +223,13 @@ Progress = Callable[[Iterable[str], int], Iterable[str]]
 
 def scan_items(
     items: Sequence[ScanItem], *, jobs: int | None = None, cache: bool = True, cache_dir: Path | None = None,
-    commit: str | None = None, progress: Progress | None = None,
+    commit: str | None = None, progress: Progress | None = None, table: CategoryTable | None = None,
 ) -> ScanResult:
     """Scan ``items`` (cache first, then the misses in parallel) and assemble the result.
 
     Args:
         items: the files; ``load`` is called in this process, only for cache misses.
+        table: the category table (:func:`~slimebook.scan.categories.load_categories`); None: the default.
         jobs: worker processes for the misses; None means one per available core, 1 scans in-process.
         cache: read and write the cache.
         cache_dir: the cache directory (default :func:`default_cache_dir`).
@@ -225,7 +242,8 @@ def scan_items(
         Whatever ``load`` raises (e.g. :class:`~slimebook.store.SourceError`); files that do not
         parse are reported in ``errors``, not raised.
     """
-    version = scanner_version()
+    table = table or default_table()
+    version = scanner_version(table)
     directory = (cache_dir or default_cache_dir()) / version if cache else None
     entries: dict[int, dict[str, Any]] = {}
     misses: list[int] = []
@@ -237,7 +255,7 @@ def scan_items(
             entries[index] = entry
     if misses:
         target = str(directory) if directory else None
-        tasks = [(items[i].source, items[i].blob, items[i].load(), target) for i in misses]
+        tasks: list[Task] = [(items[i].source, items[i].blob, items[i].load(), target, table) for i in misses]
         order = sorted(range(len(tasks)), key=lambda k: -len(tasks[k][2]))
         workers = min(jobs or _available_cores(), len(tasks))
         ordered = [tasks[k] for k in order]
@@ -274,7 +292,7 @@ def _assemble(items: Sequence[ScanItem], entries: dict[int, dict[str, Any]], ver
 
 
 def scan_store(store, jobs: int | None = None, *, cache: bool = True, cache_dir: Path | None = None,
-               docs: bool = True, progress: Progress | None = None) -> ScanResult:
+               docs: bool = True, progress: Progress | None = None, table: CategoryTable | None = None) -> ScanResult:
     """Scan every ``*.py`` file and every Markdown file's fenced Python blocks at the pin.
 
     Args:
@@ -285,6 +303,7 @@ def scan_store(store, jobs: int | None = None, *, cache: bool = True, cache_dir:
         cache_dir: override the cache directory (default ``cache_root() / "scan"``).
         docs: also scan ``*.md`` files (records with ``source="doc"``).
         progress: shows the files scanned when some are not in the cache (see :func:`scan_items`).
+        table: the category table (:func:`~slimebook.scan.categories.load_categories`); None: the default.
     Returns:
         A :class:`~slimebook.scan.records.ScanResult` with ``.records``, ``.files``, ``.errors``,
         ``.version``.
@@ -296,7 +315,7 @@ def scan_store(store, jobs: int | None = None, *, cache: bool = True, cache_dir:
         items += [ScanItem(p, "doc", store.blob_id(p), _loader(store, p)) for p in store.files(".md")]
     lock = getattr(store, "lock", None)
     return scan_items(items, jobs=jobs, cache=cache, cache_dir=cache_dir, commit=getattr(lock, "commit", None),
-                      progress=progress)
+                      progress=progress, table=table)
 
 
 def _loader(store, path: str) -> Callable[[], bytes]:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..lines import split_lines
-from .categories import BUILTINS, CANDIDATE_METHODS, STRING_ARG_METHODS, category_of
+from .categories import current_table
 from .evidence import Evidence, dotted_chain, is_tracked
 from .imports import Binding, Scope, import_target, lookup
 from .positions import node_spans
@@ -300,7 +300,7 @@ class _Walker:
 
     # -- imports ------------------------------------------------------------------------------------
     def _import_record(self, qualname: str, start: cst.CSTNode, end: cst.CSTNode) -> None:
-        category = category_of(qualname)
+        category = current_table().category_of(qualname)
         if category is not None:
             self.entries.append(_Entry(start, end, self.field, "import", qualname, category, "import_statement"))
 
@@ -483,6 +483,7 @@ def _resolve(walker: _Walker) -> list[_Entry]:
         else:
             foreign.add(attr)
     entries = walker.entries
+    table = current_table()
     for node, scope in walker.async_defs:
         if scope.has_yield:
             entries.append(_Entry(node, node, scope.qualname, "syntax", "async_generator", "syntax", "syntax"))
@@ -492,15 +493,15 @@ def _resolve(walker: _Walker) -> list[_Entry]:
             target = import_target(scope, root)
             if target is not None:
                 qualname = ".".join((target, *attrs)) if attrs else target
-                category = category_of(qualname)
+                category = table.category_of(qualname)
                 if category is not None:
                     kind = "api_call" if use == "call" else "api_reference"
                     provenance = "attribute_store" if use == "store" else "import_resolution"
                     entries.append(_Entry(node, node, where, kind, qualname, category, provenance))
                 continue
-        if not attrs and root in BUILTINS and lookup(scope, root) is None:
+        if not attrs and root in table.builtins and lookup(scope, root) is None:
             kind = "api_call" if use == "call" else "api_reference"
-            entries.append(_Entry(node, node, where, kind, root, BUILTINS[root], "builtin"))
+            entries.append(_Entry(node, node, where, kind, root, table.builtins[root], "builtin"))
     evidence = Evidence(walker.classes, foreign)
     for call, scope, where in walker.calls:
         func = call.func
@@ -511,9 +512,9 @@ def _resolve(walker: _Walker) -> list[_Entry]:
         method = func.attr.value
         fact = evidence.expr_type(receiver, scope)
         if is_tracked(fact):
-            category = category_of(fact[0]) or "candidates"
+            category = table.category_of(fact[0]) or "candidates"
             entries.append(_Entry(func, func, where, "method_call", f"{fact[0]}.{method}", category, fact[1]))
-        elif fact is None and method in CANDIDATE_METHODS and not _excluded_receiver(receiver, scope, evidence) \
+        elif fact is None and method in table.candidate_methods and not _excluded_receiver(receiver, scope, evidence) \
                 and not _string_argument(method, call):
             entries.append(_Entry(func, func, where, "instance_candidate", method, "candidates",
                                   "unresolved_receiver_candidate"))
@@ -521,7 +522,7 @@ def _resolve(walker: _Walker) -> list[_Entry]:
 
 
 def _string_argument(method: str, call: cst.Call) -> bool:
-    if method not in STRING_ARG_METHODS or not call.args or call.args[0].keyword is not None:
+    if method not in current_table().string_arg_methods or not call.args or call.args[0].keyword is not None:
         return False
     first = call.args[0]
     return not first.star and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))

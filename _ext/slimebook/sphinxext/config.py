@@ -49,6 +49,9 @@ SETTINGS: tuple[Setting, ...] = (
             "The source lock, relative to the configuration directory."),
     Setting("slimebook_source", "source", "slime", "env", str,
             "The table of the lock the book quotes (its repository and pinned commit)."),
+    Setting("slimebook_scan_categories", "scan", "", "env", str,
+            "The usage scanner's category table (a TOML categories file), relative to the configuration directory; "
+            "'' for the table shipped with the extension (the standard library's concurrency APIs)."),
     Setting("slimebook_usage_collapse", "usage", 30, "env", int,
             "Usage tables with more rows than this sit in a collapsible block (HTML).", minimum=0),
     Setting("slimebook_coverage_waivers", "coverage", "sources/coverage-waivers.toml", "env", str,

@@ -27,6 +27,7 @@ from ...lines import display_lines
 from ...usage import declaration_problem
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envdata import doc_data, keep_per_doc
+from ..environment.scancache import get_table, note_table_use
 from .locate import content_line, option_line
 
 logger = logging.getLogger(__name__)
@@ -148,8 +149,10 @@ class LessonTeaches(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         offsets = [n for n, line in enumerate(self.content) if line.strip() and not line.strip().startswith("#")]
+        table = get_table(self.env)
+        note_table_use(self.env)
         for n in offsets:
-            problem = declaration_problem(self.content[n].strip())
+            problem = declaration_problem(self.content[n].strip(), table)
             if problem is not None:
                 warn(self.env, SlimebookWarning.TEACHES, "lesson-teaches: %r can never match the usage scan: %s",
                      self.content[n].strip(), problem, location=(self.env.docname, content_line(self, n)))

@@ -48,12 +48,11 @@ from ...atomicio import atomic_write
 from ...citations import parse_role_text, slime_role_text
 from ...excerpt import ExcerptError, read_excerpt
 from ...repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
-from ...scan.categories import CATEGORIES
 from ...snapshots import snapshot_pagename
 from ..context import builds_pages, get_store, lock_path, page_stamp_base
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envdata import doc_data, keep_per_doc
-from ..environment.scancache import get_scan, note_scan_use
+from ..environment.scancache import get_scan, get_table, note_scan_use
 from ..pages.render import EVENT, GeneratedPage, PageBatch, PageJob, field, table_frame
 from ..pages.usagetables import category_page, scroll, usage_nodes
 from .locate import content_line, option_line
@@ -448,7 +447,7 @@ class RepoMap(SphinxDirective):
         """The heat map placeholder: records per category under each row (resolved at ``doctree-resolved``)."""
         note_scan_use(self.env)
         records = get_scan(self.env).records
-        categories = [c for c in CATEGORIES if any(r.category == c for r in records)]
+        categories = [c for c in get_table(self.env).categories if any(r.category == c for r in records)]
         heat_rows = []
         for row in rows:
             counts = Counter(r.category for r in records if _under(r.path, row))
@@ -536,7 +535,7 @@ def _dir_page_body(page: GeneratedPage, key: str, records: list) -> nodes.sectio
     intro += overview
     intro += nodes.Text("。")
     section += intro
-    for category in CATEGORIES:
+    for category in get_table(page.app.env).categories:
         chosen = [r for r in records if r.category == category]
         if not chosen:
             continue

@@ -21,13 +21,13 @@ from sphinx.util import docname_join, logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ...scan import ScanResult
-from ...scan.categories import CATEGORIES
+from ...scan.categories import CategoryTable
 from ...usage import COLUMNS, Query, QueryError, instance_uses, key_of, name_anchor, parse_list, receiver_types, select
 from ..config import declare as declare_config
 from ..context import builds_pages, get_store
 from ..diagnostics import SlimebookWarning, warn
 from ..environment import scancache
-from ..environment.scancache import get_figures, get_scan, note_scan_use, scan_key
+from ..environment.scancache import get_figures, get_scan, get_table, note_scan_use, scan_key
 from ..gates.candidates import confirmed_uses
 from ..pages import usagetables
 from ..pages.usagetables import (
@@ -76,7 +76,7 @@ def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query,
                 pattern = patterns[index]
                 counts[pattern] += 1
                 if not fnmatchcase(key_of(record), pattern) and not fnmatchcase(record.name, pattern):
-                    via[pattern][receiver_types(record)[0]] += 1
+                    via[pattern][receiver_types(record, query.table)[0]] += 1
         para += nodes.Text("：")
         for n, (pattern, count) in enumerate(counts.items()):
             if n:
@@ -88,8 +88,8 @@ def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query,
                     para += nodes.Text("（其中 " + "、".join(f"{c} 处在子类 {t} 的实例上调用" for t, c in
                                                           sorted(via[pattern].items())) + "）")
                 continue
-            uses = instance_uses([r for r in every if query.within(r)], pattern)
-            confirmed = len(instance_uses([r for r in confirmed_uses if query.within(r)], pattern))
+            uses = instance_uses([r for r in every if query.within(r)], pattern, query.table)
+            confirmed = len(instance_uses([r for r in confirmed_uses if query.within(r)], pattern, query.table))
             if uses or confirmed:
                 para += nodes.Text(f" 0（类名未直接出现，其实例方法有 {len(uses) + confirmed} 处"
                                    + (f"，其中 {confirmed} 处是经人工确认的候选" if confirmed else "") + "）")
@@ -134,7 +134,7 @@ class UsageIndex(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         kinds = parse_list(self.options.get("kind")) or None
         query = Query(categories=parse_list(self.options.get("category")), names=parse_list(self.options.get("name")),
-                      kinds=kinds, paths=parse_list(self.options.get("path")))
+                      kinds=kinds, paths=parse_list(self.options.get("path")), table=get_table(self.env))
         columns = parse_list(self.options.get("columns"))
         try:
             query.validate()
@@ -185,7 +185,8 @@ def _resolve_index(app: Sphinx, node: usage_index, r: Render, docname: str) -> l
             return []
         names = list(dict.fromkeys([*teaches, *names]))
     query = Query(categories=tuple(node["categories"]), names=tuple(names),
-                  kinds=None if node["kinds"] is None else tuple(node["kinds"]), paths=tuple(node["paths"]))
+                  kinds=None if node["kinds"] is None else tuple(node["kinds"]), paths=tuple(node["paths"]),
+                  table=get_table(env))
     result = get_scan(env)
     records = select(result.records, query)
     if not records:
@@ -225,16 +226,17 @@ PAGE_TARGETS: dict[str, tuple[str, str]] = {
 }
 
 
-def resolve_target(result: ScanResult, target: str) -> tuple[str, str, bool]:
-    """``(page, anchor, is_code)`` for a ``{usage}`` target; raises ValueError for an unknown one."""
+def resolve_target(result: ScanResult, target: str, table: CategoryTable) -> tuple[str, str, bool]:
+    """``(page, anchor, is_code)`` for a ``{usage}`` target (a page, a category of ``table``, a name the scan
+    found); raises ValueError for an unknown one."""
     if target in PAGE_TARGETS:
         return PAGE_TARGETS[target][0], "", False
-    if target in CATEGORIES:
+    if target in table.categories:
         return category_page(target), "", True
     for record in result.records:
         if key_of(record) == target or (record.kind != "syntax" and record.name == target):
             return category_page(record.category), name_anchor(key_of(record)), True
-    raise ValueError(f"{target!r} is not a category ({', '.join(CATEGORIES)}), a page "
+    raise ValueError(f"{target!r} is not a category ({', '.join(table.categories)}), a page "
                      f"({', '.join(PAGE_TARGETS)}) or a name the scan found at the pin")
 
 
@@ -250,7 +252,7 @@ class UsageRole(SphinxRole):
             title, _, text = text[:-1].rpartition(" <")
             title, text = title.strip(), text.strip()
         try:
-            page, anchor, is_code = resolve_target(get_scan(self.env), text)
+            page, anchor, is_code = resolve_target(get_scan(self.env), text, get_table(self.env))
         except ValueError as exc:
             warn(self.env, SlimebookWarning.USAGE, "usage: %s", exc, location=self.get_location(),
                  docname=self.env.docname)

@@ -33,7 +33,7 @@ from ..config import declare as declare_config
 from ..config import file_setting, read_file_setting
 from ..diagnostics import SlimebookWarning, file_location, warn
 from ..environment.envrecords import citations
-from ..environment.scancache import get_scan
+from ..environment.scancache import get_scan, get_table
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def book_settled(app: Sphinx, notes: NotesFile | None = None) -> Settled:
     notes = notes or load_notes_file(app)
     env = app.env
     return settle(get_scan(env).records, notes.notes, _citations(env), env.all_docs,
-                  env.__dict__.get("slimebook_teaches", {}))
+                  env.__dict__.get("slimebook_teaches", {}), table=get_table(env))
 
 
 def confirmed_uses(app: Sphinx) -> list:

@@ -28,7 +28,7 @@ from ..config import declare as declare_config
 from ..config import read_file_setting
 from ..context import reading_order
 from ..diagnostics import SlimebookWarning, file_location, warn
-from ..environment.scancache import get_scan
+from ..environment.scancache import get_scan, get_table
 from .candidates import confirmed_uses
 
 logger = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def book_coverage(app: Sphinx, waivers: WaiverFile | None = None) -> Coverage:
     waivers = waivers or load_waiver_file(app)
     env = app.env
     return coverage(get_scan(env).records, _teaches(env), waivers.waivers, reading_order(env),
-                    confirmed=confirmed_uses(app))
+                    confirmed=confirmed_uses(app), table=get_table(env))
 
 
 def _check(app: Sphinx, env: BuildEnvironment) -> None:

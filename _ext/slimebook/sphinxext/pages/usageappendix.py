@@ -28,7 +28,7 @@ from docutils.utils import new_document
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ...scan.categories import CATEGORIES
+from ..environment.scancache import get_table
 from ..gates.coverage import book_coverage, load_waiver_file
 from . import usagepages
 from .usagetables import COVERAGE_PAGE, FILES_PAGE, OVERVIEW_PAGE, category_page, usage_details, wbr
@@ -39,8 +39,8 @@ logger = logging.getLogger(__name__)
 APPENDIX_DOC = "_slimebook/usage/appendix"
 
 
-def _pages() -> list[str]:
-    return [OVERVIEW_PAGE, COVERAGE_PAGE, FILES_PAGE, *(category_page(c) for c in CATEGORIES)]
+def _pages(app: Sphinx) -> list[str]:
+    return [OVERVIEW_PAGE, COVERAGE_PAGE, FILES_PAGE, *(category_page(c) for c in get_table(app.env).categories)]
 
 
 def _build(app: Sphinx, page: str, cov: Any, waivers: Any) -> nodes.section:
@@ -173,7 +173,7 @@ def append_usage_appendix(app: Sphinx, doctree: nodes.document, docname: str) ->
     if docname not in {entry[0] for entry in app.config.latex_documents} or doctree.get("docname") != docname:
         return
     docs = set(getattr(builder, "docnames", ()))
-    pages = _pages()
+    pages = _pages(app)
     # each page builder asks the builder for URIs from its own page: the LaTeX builder answers only for
     # documents it writes, so the pages are named (and their links rewritten below)
     builder.docnames = set(docs) | set(pages)  # type: ignore[attr-defined]

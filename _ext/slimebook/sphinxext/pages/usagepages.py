@@ -4,9 +4,10 @@ Pages (never written into the source tree):
 
 * ``_slimebook/usage/index``: the overview — pin, scanner version, counts per category and kind, files,
   distinct names, scan errors, and links to everything below;
-* ``_slimebook/usage/category/<category>``: one per category of the scanner (19, ``candidates``
-  included, which is the candidates page): its names with counts and lessons, then every occurrence,
-  one section per name (id ``name-<name>``), one row per occurrence (id = the occurrence id);
+* ``_slimebook/usage/category/<category>``: one per category of the book's category table (19 in the default
+  table, ``candidates`` included, which is the candidates page): the category's description (from the table), its
+  names with counts and lessons, then every occurrence, one section per name (id ``name-<name>``), one row per
+  occurrence (id = the occurrence id);
 * ``_slimebook/usage/files``: every scanned file with occurrences → counts per category → links;
 * ``_slimebook/usage/coverage``: every API name and syntax kind → its lessons or its waiver, unmapped first;
 * ``_slimebook/usage/usage.json`` and ``usage.tsv``: the whole scan (the scanner's own writers).
@@ -34,12 +35,11 @@ from sphinx.util import logging
 
 from ...atomicio import atomic_write
 from ...scan import ScanResult, write_json, write_tsv
-from ...scan.categories import CATEGORIES
 from ...scan.records import KINDS, Occurrence
 from ...snapshots import snapshot_pagename
 from ...usage import API_KINDS, Coverage, category_members, key_of, name_anchor
 from ..context import builds_pages, page_stamp_base
-from ..environment.scancache import get_scan
+from ..environment.scancache import get_scan, get_table
 from ..gates.candidates import book_settled, load_notes_file
 from ..gates.coverage import WaiverFile, book_coverage, load_waiver_file
 from .render import (
@@ -73,32 +73,6 @@ _CODE = tuple(Path(__file__).parents[1] / n for n in (
     "directives/usage.py", "pages/usagetables.py", "pages/render.py", "pages/usagepages.py", "gates/coverage.py",
     "gates/candidates.py"))
 
-#: A sentence per category: what it holds.
-CATEGORY_TEXT: dict[str, str] = {
-    "asyncio": "asyncio 的函数、类、常量和异常，以及事件循环、任务、Future、队列、锁等对象上的方法调用。",
-    "threading": "线程：threading（和 _thread）的函数、类，以及 Thread、Lock、Event、Condition 等对象的方法。",
-    "queue": "线程安全队列 queue 的类、异常和 Queue 对象的方法。",
-    "executors": "concurrent.futures：线程池、进程池、Future 和它们的方法。",
-    "multiprocessing": "多进程：multiprocessing 的函数、类和 Process、Queue、Pool 等对象的方法。",
-    "subprocess": "子进程：subprocess 的函数、类、常量、异常和 Popen 对象的方法。",
-    "signal": "信号：signal 的函数和常量。",
-    "contextvars": "上下文变量：ContextVar、Context 和它们的方法。",
-    "contextlib-async": "contextlib 中的异步部分：asynccontextmanager、AsyncExitStack、aclosing。",
-    "inspect-async": "inspect 中判断协程、可等待对象和异步生成器的函数。",
-    "async-builtins": "异步内置函数 aiter、anext。",
-    "async-typing": "typing 和 collections.abc 中的异步抽象类型（Awaitable、Coroutine、AsyncIterator 等），"
-                    "以及声明和检查异步接口用的 typing.Protocol 与 typing.runtime_checkable。",
-    "time-sleep": "阻塞的 time.sleep（在协程里调用它会卡住整个事件循环）。",
-    "os-process": "os 中与进程有关的函数：getpid、kill、killpg、fork、wait、system 等。",
-    "fcntl": "文件锁 fcntl。",
-    "select": "I/O 多路复用 select、selectors。",
-    "coroutine-helpers": "types 中的协程辅助：types.coroutine、CoroutineType、AsyncGeneratorType。",
-    "syntax": "async 语法本身：async def、await、async with、async for、异步推导式、异步生成器。",
-    "candidates": (
-        "候选：在类型未知的对象上调用的、名字像并发 API 方法的调用（get、put、result、wait……）。扫描器无法证明"
-        "接收者是队列、Future 或事件，所以只按方法名列出，供人工判断；它们不算 API，也不参与课程覆盖。"
-    ),
-}
 _KIND_TEXT = {
     "import": "导入", "api_call": "调用", "api_reference": "引用", "method_call": "方法调用",
     "instance_candidate": "候选", "syntax": "语法",
@@ -118,31 +92,33 @@ def page_body(app: Sphinx, page: str, cov: Coverage, waivers: WaiverFile) -> str
     Raises:
         KeyError: ``page`` is not a usage page.
     """
-    build = _builders(cov, waivers).get(page)
+    build = _builders(app, cov, waivers).get(page)
     if build is None:
         raise KeyError(page)
     generated = GeneratedPage(app, page)
     return generated.html(build(generated))
 
 
-def _builders(cov: Coverage, waivers: WaiverFile) -> dict[str, Callable[[GeneratedPage], nodes.section]]:
+def _builders(app: Sphinx, cov: Coverage,
+              waivers: WaiverFile) -> dict[str, Callable[[GeneratedPage], nodes.section]]:
     """Page name → the builder of its body, for every usage page."""
     builders: dict[str, Callable[[GeneratedPage], nodes.section]] = {
         OVERVIEW_PAGE: lambda page: _overview(page, cov, waivers),
         FILES_PAGE: _files,
         COVERAGE_PAGE: lambda page: _coverage(page, cov, waivers),
     }
-    for category in CATEGORIES:
+    for category in get_table(app.env).categories:
         builders[category_page(category)] = lambda page, category=category: _category(page, category, cov)
     return builders
 
 
 def _overview(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.section:
     result = get_scan(page.app.env)
+    categories = len(get_table(page.app.env).categories)
     section = make_section("slimebook-usage", "用法索引")
     section += make_para(
         "用法索引列出固定提交中 Slime 使用并发 API 和 async 语法的每一处位置：扫描器（libcst）读取每个 ",
-        _code(".py"), " 文件和每个 Markdown 文件里的 Python 代码块，按 19 个类别记录每一次导入、调用、引用、"
+        _code(".py"), f" 文件和每个 Markdown 文件里的 Python 代码块，按 {categories} 个类别记录每一次导入、调用、引用、"
         "方法调用和 async 语法。每个位置都链接到该行的快照页（离线可读）和上游的永久链接；书中用 ",
         _code("usage-index"), " 指令引用其中一部分。")
     section += _bullets(_overview_facts(page, result))
@@ -202,7 +178,7 @@ def _overview_counts(page: GeneratedPage, records: Sequence[Occurrence]) -> node
     counts = make_section("slimebook-usage-counts", "按类别和种类计数")
     kinds = [k for k in KINDS if by_kind[k]]
     rows: list[list[nodes.Node | str]] = []
-    for category in CATEGORIES:
+    for category in get_table(page.app.env).categories:
         rows.append([make_para(make_ref(page.uri(category_page(category)), _code(category))),
                      *[str(both[(category, k)] or "·") for k in kinds], str(by_cat[category] or "0")])
     rows.append([make_para(nodes.strong("合计", "合计")), *[str(by_kind[k]) for k in kinds], str(len(records))])
@@ -227,8 +203,9 @@ def _overview_errors(page: GeneratedPage, result: ScanResult) -> nodes.section:
 def _category(page: GeneratedPage, category: str, cov: Coverage) -> nodes.section:
     records = [r for r in get_scan(page.app.env).records if r.category == category]
     section = make_section(f"slimebook-usage-{category}", f"用法索引：{category}")
-    section += make_para(CATEGORY_TEXT.get(category, ""))
-    members = category_members(category)
+    table = get_table(page.app.env)
+    section += make_para(table.descriptions.get(category, ""))
+    members = category_members(category, table)
     if members:
         section += make_para("类别表中属于这一类的名称（前缀）：", *interleave([_code(m) for m in members]), "。")
     section += make_para("回到", make_ref(page.uri(OVERVIEW_PAGE), "用法索引"), "，或看",
@@ -318,6 +295,7 @@ def _settled_section(page: GeneratedPage, records: list) -> nodes.section:
 
 def _files(page: GeneratedPage) -> nodes.section:
     result = get_scan(page.app.env)
+    categories = get_table(page.app.env).categories
     per_file: dict[str, Counter[str]] = defaultdict(Counter)
     for record in result.records:
         per_file[record.path][record.category] += 1
@@ -329,7 +307,7 @@ def _files(page: GeneratedPage) -> nodes.section:
     rows: list[list[nodes.Node | str]] = []
     for scanned_file in scanned:
         counts = per_file[scanned_file.path]
-        cats = [make_ref(page.uri(category_page(c)), f"{c} {counts[c]}") for c in CATEGORIES if counts[c]]
+        cats = [make_ref(page.uri(category_page(c)), f"{c} {counts[c]}") for c in categories if counts[c]]
         rows.append([
             make_para(make_ref(page.uri(snapshot_pagename(scanned_file.path)), _code(scanned_file.path))),
             "代码" if scanned_file.source == "code" else "文档",
@@ -397,8 +375,8 @@ def _coverage(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.
 
 
 # -- collection --------------------------------------------------------------------------------------------
-def _pages() -> list[str]:
-    return [OVERVIEW_PAGE, FILES_PAGE, COVERAGE_PAGE, *(category_page(c) for c in CATEGORIES)]
+def _pages(app: Sphinx) -> list[str]:
+    return [OVERVIEW_PAGE, FILES_PAGE, COVERAGE_PAGE, *(category_page(c) for c in get_table(app.env).categories)]
 
 
 def _stamp(app: Sphinx, waivers: WaiverFile) -> str:
@@ -409,6 +387,7 @@ def _stamp(app: Sphinx, waivers: WaiverFile) -> str:
         page_stamp_base(app), result.version, result.commit,
         sorted((d, list(n)) for d, n in env.__dict__.get("slimebook_teaches", {}).items()),
         waiver_text, str(waivers.path), app.config.slimebook_usage_collapse, _settled_stamp(app),
+        get_table(env).descriptions,
         [hashlib.sha256(p.read_bytes()).hexdigest() for p in _CODE],
     ], ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()
@@ -432,9 +411,9 @@ def _write_downloads(app: Sphinx) -> None:
 
 
 #: Page name → title, for every usage page.
-def _titles() -> dict[str, str]:
+def _titles(app: Sphinx) -> dict[str, str]:
     titles = {OVERVIEW_PAGE: "用法索引", FILES_PAGE: "用法索引：按文件", COVERAGE_PAGE: "课程覆盖表"}
-    titles.update((category_page(c), f"用法索引：{c}") for c in CATEGORIES)
+    titles.update((category_page(c), f"用法索引：{c}") for c in get_table(app.env).categories)
     return titles
 
 
@@ -446,7 +425,7 @@ def _batch(app: Sphinx) -> PageBatch | None:
     waivers = load_waiver_file(app)
     stamp = _stamp(app, waivers)
     stamp_file = Path(app.outdir, _STAMP)
-    outputs = [Path(app.builder.get_outfilename(p)) for p in _pages()]
+    outputs = [Path(app.builder.get_outfilename(p)) for p in _pages(app)]
     outputs += [Path(app.outdir, JSON_FILE), Path(app.outdir, TSV_FILE)]
     try:
         current = stamp_file.read_text(encoding="utf-8") == stamp
@@ -456,12 +435,12 @@ def _batch(app: Sphinx) -> PageBatch | None:
         return None
     _write_downloads(app)
     cov = book_coverage(app, waivers)
-    builders = _builders(cov, waivers)
-    titles = _titles()
+    builders = _builders(app, cov, waivers)
+    titles = _titles(app)
     records = get_scan(app.env).records
     rows = Counter(category_page(r.category) for r in records)  # a page's cost: its table rows
     rows.update({FILES_PAGE: len({r.path for r in records}), COVERAGE_PAGE: len(cov.rows)})
-    jobs = [PageJob(page, titles[page], builders[page], cost=rows[page] + 1) for page in _pages()]
+    jobs = [PageJob(page, titles[page], builders[page], cost=rows[page] + 1) for page in _pages(app)]
     return PageBatch(jobs, lambda: atomic_write(stamp_file, stamp))
 
 
