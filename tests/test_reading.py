@@ -215,3 +215,35 @@ def test_text_builder_renders_without_generated_pages(build) -> None:
     text = (app.outdir / "index.txt").read_text()
     assert "01 · The helper" in text and "第一遍读到哪里停" in text
     assert "_slimebook/usage/dir" not in text
+
+
+def test_reading_path_loads_the_diagram_extension_itself(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
+                                                         monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
+    """A book that does not list ``sphinxcontrib.mermaid`` still gets its ``reading-path`` diagrams (issue 34): the
+    extension sets up what its directives need."""
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("reading", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    conf = src / "conf.py"
+    conf.write_text(conf.read_text().replace('"sphinxcontrib.mermaid", ', ""))
+    assert "mermaid" not in conf.read_text()
+    app = sphinx_build(src)
+    assert app._warning.getvalue() == ""
+    assert "sphinxcontrib.mermaid" in app.extensions
+    assert "click s0 href &quot;_snapshot/pkg/mod.py.html#L4&quot;" in (app.outdir / "index.html").read_text()
+
+
+def test_without_the_diagram_extension_the_build_says_what_to_install(tmp_path: Path, source_repo: SourceRepo,
+                                                                       monkeypatch: pytest.MonkeyPatch,
+                                                                       sphinx_build) -> None:
+    import sys
+
+    from sphinx.errors import ExtensionError
+
+    src = copy_root("reading", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text())
+    conf = src / "conf.py"
+    conf.write_text(conf.read_text().replace('"sphinxcontrib.mermaid", ', ""))
+    monkeypatch.setitem(sys.modules, "sphinxcontrib.mermaid", None)  # as if it were not installed
+    with pytest.raises(ExtensionError, match="install sphinxcontrib-mermaid"):
+        sphinx_build(src)

@@ -265,3 +265,24 @@ def test_a_chinese_book_builds_without_jieba(tmp_path: Path, parallel: int) -> N
     """))
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "True"]  # built, the Latin terms indexed
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_a_chinese_index_without_jieba_says_what_to_install(installed: bool, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch, sphinx_build) -> None:
+    """jieba is the ``zh`` extra, not a dependency of every book (issue 34): a Chinese search index without it is a
+    warning naming the extra; a book in another language never looks for it."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text('extensions = ["slimebook.sphinxext.output.search"]\nlanguage = "zh_CN"\n')
+    (src / "index.rst").write_text("标题\n====\n\n事件循环里的任务。\n", encoding="utf-8")
+    if not installed:
+        monkeypatch.setitem(sys.modules, "jieba", None)  # find_spec then finds nothing, as without the package
+    app = sphinx_build(src)
+    warnings = app._warning.getvalue()
+    assert ("pip install 'slimebook[zh]'" in warnings) is not installed
+    english = tmp_path / "en"
+    english.mkdir()
+    (english / "conf.py").write_text('extensions = ["slimebook.sphinxext.output.search"]\nlanguage = "en"\n')
+    (english / "index.rst").write_text("Title\n=====\n\nText.\n")
+    assert "jieba" not in sphinx_build(english)._warning.getvalue()

@@ -70,6 +70,7 @@ class SlimebookWarning(enum.Enum):
     #: not cited
     HOUSE = "house"
     DUPLICATE = "duplicate"  #: a label, term or object defined in two documents read by different parallel readers
+    DEPENDENCY = "dependency"  #: a package the book's settings need is not installed (jieba for a Chinese search)
 
 
 def _reading(env: BuildEnvironment) -> str:

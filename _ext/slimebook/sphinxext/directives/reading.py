@@ -41,6 +41,7 @@ from typing import Any
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -612,7 +613,18 @@ CSS_FILE = "slimebook-reading.css"
 
 
 def setup(app: Sphinx) -> None:
-    """Register the directives, their nodes and hooks."""
+    """Set up ``sphinxcontrib.mermaid`` (``reading-path`` draws its diagram with it), register the directives, their
+    nodes and hooks.
+
+    Raises:
+        ExtensionError: ``sphinxcontrib.mermaid`` cannot be loaded; the message says what to install.
+    """
+    try:
+        app.setup_extension("sphinxcontrib.mermaid")
+    except ExtensionError as exc:
+        raise ExtensionError("slimebook: the reading-path directive draws its diagram with sphinxcontrib.mermaid, "
+                             "which cannot be loaded: install sphinxcontrib-mermaid (a dependency of slimebook) "
+                             f"in the environment that runs Sphinx ({exc})") from exc
     app.add_css_file(CSS_FILE)
     app.add_node(reading_entry, html=(_visit_entry, _depart_entry), latex=(_visit_entry, _depart_entry),
                  text=(_visit_entry, _depart_entry))

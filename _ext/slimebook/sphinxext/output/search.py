@@ -16,14 +16,19 @@ shipped stemmer is English and the name is not; a Sphinx that ships a stemmer of
 
 The class is registered through Sphinx's public ``add_search_language`` at ``builder-inited``, for HTML builders whose
 search language is Chinese. How fast jieba's dictionary loads is :mod:`slimebook.sphinxext.accelerate.search`'s
-business; the terms indexed are the same with or without it.
+business; the terms indexed are the same with or without it. jieba is a dependency of Chinese books only (the
+extension's ``zh`` extra): a build that indexes Chinese without it warns, saying what to install, since Sphinx would
+then index the Latin terms alone and no Chinese word could be searched.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 from sphinx.application import Sphinx
+
+from ..diagnostics import SlimebookWarning, warn
 
 __all__ = ["chinese_search", "indexes_chinese", "setup"]
 
@@ -68,6 +73,15 @@ def _register(app: Sphinx) -> None:
         app.add_search_language(chinese_search())
 
 
+def _check_jieba(app: Sphinx) -> None:
+    """``builder-inited``: a Chinese search index without jieba (not imported here: only looked for) is a warning."""
+    if indexes_chinese(app) and getattr(app.builder, "search", False) and importlib.util.find_spec("jieba") is None:
+        warn(app.env, SlimebookWarning.DEPENDENCY, "slimebook: the search index of a Chinese book splits words with "
+             "jieba, which is not installed: install it (pip install 'slimebook[zh]'), or no Chinese word can be "
+             "searched")
+
+
 def setup(app: Sphinx) -> None:
-    """Register :class:`ChineseSearch` for ``zh`` when an HTML builder starts."""
+    """Register :class:`ChineseSearch` for ``zh`` when an HTML builder starts; warn when jieba is missing."""
     app.connect("builder-inited", _register)
+    app.connect("builder-inited", _check_jieba)
