@@ -17,7 +17,7 @@ PDFNAME    := slimebook
 $(STAMP): pyproject.toml .ci/constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c .ci/constraints.txt -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c .ci/constraints.txt -e ".[dev,book]"
 	@touch $(STAMP)
 
 venv: $(STAMP)

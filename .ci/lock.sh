@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Refresh .ci/constraints.txt: install the project with its dev extra into a fresh virtualenv (no constraints,
+# Refresh .ci/constraints.txt: install the project with its dev and book extras into a fresh virtualenv (no constraints,
 # the newest versions pyproject.toml allows) and write its `pip freeze` over .ci/constraints.txt atomically.
 #   bash .ci/lock.sh        (or: make lock)
 set -euo pipefail
@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$python" -m venv "$tmp/venv"
 "$tmp/venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$tmp/venv/bin/python" -m pip install --quiet --disable-pip-version-check ".[dev]"
+"$tmp/venv/bin/python" -m pip install --quiet --disable-pip-version-check ".[dev,book]"
 {
   sed -n '1,/^#     make lock$/p' .ci/constraints.txt
   "$tmp/venv/bin/python" -m pip freeze --exclude-editable --disable-pip-version-check | grep -v '^slimebook[ =@]'

@@ -149,3 +149,15 @@ def test_grep_prints_matches_and_exits_like_git_grep(cache: Path, lock_file: Pat
     assert capsys.readouterr().out == ""
     assert run(lock_file, "sources", "grep", "(") == 2
     assert "slimebook: git grep '(' at" in capsys.readouterr().err
+
+
+def test_livehtml_without_sphinx_autobuild_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture) -> None:
+    """sphinx-autobuild is this book's choice (the ``book`` extra), not a dependency of the extension (issue 34)."""
+    import sys
+
+    from slimebook import livehtml
+
+    monkeypatch.setitem(sys.modules, "sphinx_autobuild", None)  # find_spec then finds nothing
+    assert livehtml.main([".", "_build/html"]) == 2
+    assert "sphinx-autobuild is not installed" in capsys.readouterr().err

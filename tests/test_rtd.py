@@ -48,18 +48,30 @@ def _pins() -> dict[str, str]:
 def test_every_dependency_is_pinned_to_a_version_pyproject_allows() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     pins = _pins()
-    for text in [*project["dependencies"], *project["optional-dependencies"]["dev"]]:
+    extras = project["optional-dependencies"]
+    for text in [*project["dependencies"], *extras["dev"], *extras["book"], *extras["zh"]]:
         req = Requirement(text)
         name = re.sub(r"[-_.]+", "-", req.name).lower()
         assert name in pins, f"{req.name} is not pinned in .ci/constraints.txt"
         assert req.specifier.contains(pins[name], prereleases=True), (text, pins[name])
 
 
+def test_the_book_s_own_choices_are_not_the_extension_s_dependencies() -> None:
+    """Issue 34: the theme, the live preview and the Chinese word splitter are extras (``book``, ``zh``)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    required = {re.sub(r"[-_.]+", "-", Requirement(text).name).lower() for text in project["dependencies"]}
+    assert not required & {"furo", "sphinx-autobuild", "jieba"}
+    book = {Requirement(text).name for text in project["optional-dependencies"]["book"]}
+    assert book == {"furo", "sphinx-autobuild", "jieba"}
+
+
 def test_make_ci_and_readthedocs_install_with_the_same_constraints() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r"pip install .*-c \.ci/constraints\.txt -e \"\.\[dev\]\"", makefile)
+    assert re.search(r"pip install .*-c \.ci/constraints\.txt -e \"\.\[dev,book\]\"", makefile)
     assert re.search(r"^\$\(STAMP\): .*constraints\.txt", makefile, re.M)
     assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")  # CI installs through make
     config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text(encoding="utf-8"))
-    assert "python -m pip install --constraint .ci/constraints.txt ." in config["build"]["jobs"]["pre_install"]
+    assert 'python -m pip install --constraint .ci/constraints.txt ".[book]"' in config["build"]["jobs"]["pre_install"]
+    assert config["python"]["install"] == [{"method": "pip", "path": ".", "extra_requirements": ["book"]}]
+    assert '".[dev,book]"' in (ROOT / ".ci" / "lock.sh").read_text(encoding="utf-8")  # the pins cover the extras
     assert re.search(r"^rtd-check:", makefile, re.M) and re.search(r"^lock:", makefile, re.M)

@@ -17,6 +17,7 @@ Returns ``sphinx-autobuild``'s exit status (128 + signal number when it was stop
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import os
 import signal
 import subprocess
@@ -52,9 +53,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sphinx-autobuild`` with ``argv`` (default: ``sys.argv[1:]``) until it exits or we are stopped.
 
     Returns:
-        the server's exit status, or 128 + the signal that stopped us.
+        the server's exit status, or 128 + the signal that stopped us; 2 when sphinx-autobuild is not installed (a
+        book's own choice, in this book's ``book`` extra), with a sentence saying so.
     """
     args = list(sys.argv[1:] if argv is None else argv)
+    if importlib.util.find_spec("sphinx_autobuild") is None:
+        print("slimebook.livehtml: sphinx-autobuild is not installed: install it (pip install sphinx-autobuild; this "
+              "book's `make venv` installs it with the book extra)", file=sys.stderr)
+        return 2
     _die_with_parent()
     child = subprocess.Popen([sys.executable, "-m", "sphinx_autobuild", *args], start_new_session=True)
     stopped: list[tuple[int, float]] = []
