@@ -4,6 +4,7 @@ subtype of :class:`slimebook.sphinxext.diagnostics.SlimebookWarning` (issue 15, 
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -26,6 +27,7 @@ def test_every_subtype_warns_again_in_a_second_build(tmp_path: Path, fetched_cac
                                                       monkeypatch: pytest.MonkeyPatch, sphinx_build,
                                                       parallel: int) -> None:
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    monkeypatch.setitem(sys.modules, "jieba", None)  # as if not installed: the root's Chinese index warns (dependency)
     src = copy_root("warnings", tmp_path)
     (src / "sources.toml").write_text(source_repo.lock_text())
     first = sphinx_build(src, parallel=parallel)

@@ -10,3 +10,6 @@ slimebook_coverage_waivers = "coverage-waivers.toml"
 exclude_patterns = ["_build"]
 slimebook_candidate_notes = "candidate-notes.toml"
 slimebook_context_box_docs = ["more"]  # a chapter that must open with a context box and has none (subtype house)
+# a Chinese search index; tests/test_warnings_repeat.py hides jieba, so the build warns that it is missing (subtype
+# dependency)
+html_search_language = "zh"
