@@ -155,3 +155,34 @@ def test_the_sphinx_layer_imports_one_way(module: str) -> None:
     wrong = [f"line {line}: {target}" for target, _name, line in _imports(module)
              if (layer := _layer(target)) is not None and layer not in allowed]
     assert not wrong, f"{module} ({_layer(module)}) imports against the layers: {wrong}"
+
+
+#: Objects of Sphinx the Sphinx layer handles by these names (a private attribute read on one is a patch of Sphinx).
+_HOST_OBJECTS = {"app", "env", "builder", "indexer", "config", "registry", "events", "translator", "tokenizer"}
+
+
+def _host_private_reads(module: str) -> list[str]:
+    """``obj._name`` reads where ``obj`` is (or ends in) one of :data:`_HOST_OBJECTS`, and imports of private modules
+    of Sphinx, docutils, MyST or jieba (``sphinx.builders.html._build_info``)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found = [f"line {line}: {target}" for target, _name, line in _imports(module)
+             if target.split(".")[0] in {"sphinx", "docutils", "myst_parser", "jieba"}
+             and any(part.startswith("_") and not part.startswith("__") for part in target.split("."))]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value
+            name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+            if name in _HOST_OBJECTS:
+                found.append(f"line {node.lineno}: {name}.{node.attr}")
+    return found
+
+
+def test_the_private_read_finder_finds_them() -> None:
+    assert _host_private_reads("slimebook.sphinxext.accelerate.parallelwrite")  # indexer._word_collector
+    assert _host_private_reads("slimebook.sphinxext.accelerate.templatecache")  # sphinx.builders.html._build_info
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) not in {None, "accelerate", "fixes"}))
+def test_only_accelerate_and_fixes_touch_private_parts_of_the_host(module: str) -> None:
+    reads = _host_private_reads(module)
+    assert not reads, f"{module} reads private parts of Sphinx (move the patch to accelerate/ or fixes/): {reads}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from pathlib import Path
 
 import sphinx
@@ -60,6 +61,24 @@ def open_store(app: Sphinx) -> None:
         raise ExtensionError(f"slimebook: {exc}") from exc
     app.env.slimebook_store = store  # type: ignore[attr-defined]
     app.env.slimebook_lock_path = path  # type: ignore[attr-defined]
+    _APPS[app.env] = app
+
+
+#: the application of each open environment (set at ``builder-inited``), for transforms: Sphinx 9 deprecates
+#: ``SphinxTransform.app`` and keeps the app only in a private attribute of the environment
+_APPS: weakref.WeakKeyDictionary[BuildEnvironment, Sphinx] = weakref.WeakKeyDictionary()
+
+
+def app_of(env: BuildEnvironment) -> Sphinx:
+    """The application building with ``env`` (a transform knows only its environment).
+
+    Raises:
+        ExtensionError: before ``builder-inited`` has run for ``env``.
+    """
+    try:
+        return _APPS[env]
+    except KeyError:
+        raise ExtensionError("slimebook: no application for this environment (builder-inited has not run)") from None
 
 
 def close_store(app: Sphinx, exception: BaseException | None) -> None:

@@ -215,6 +215,17 @@ def _stop(app: Sphinx) -> None:
         del app.slimebook_warned_handler  # type: ignore[attr-defined]
 
 
+#: Emitted by a gate after it logged errors (not warnings): ``slimebook-errors-reported(app, count)``.
+ERRORS_REPORTED = "slimebook-errors-reported"
+
+
+def declare_event(app: Sphinx, name: str) -> None:
+    """Register the event ``name`` unless it is registered already (parts that may be loaded alone each declare the
+    events they emit or listen to)."""
+    if name not in app.events.events:
+        app.add_event(name)
+
+
 def setup(app: Sphinx) -> None:
     """Register the per-document marks and the hooks that re-read documents that warned."""
     keep_per_doc(app, _ENV)

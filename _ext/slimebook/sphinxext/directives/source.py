@@ -28,7 +28,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from ...citations import parse_role_text
 from ...excerpt import Excerpt, ExcerptError, read_excerpt
 from ...lock import SourceLock
-from ..context import builds_pages, get_store, lock_path
+from ..context import app_of, builds_pages, get_store, lock_path
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envdata import doc_data, keep_per_doc
 from ..environment.envrecords import CitationRecord
@@ -174,7 +174,7 @@ class ExcerptCaptions(SphinxPostTransform):
     default_priority = 20
 
     def run(self, **kwargs: Any) -> None:
-        app = self.env._app  # Sphinx 9: transforms reach the app through env
+        app = app_of(self.env)
         build = CAPTION_BUILDERS[caption_kind(app)]
         for node in list(self.document.findall(excerpt_caption)):
             node.replace_self(build(app, node))
