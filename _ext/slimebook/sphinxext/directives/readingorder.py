@@ -34,7 +34,7 @@ from ..pages.render import field, table_frame
 from .locate import option_line
 from .readingparts import CSS_FILE, reading_warn, role_label, text_cell
 
-__all__ = ["ENTRY_FIELDS", "setup"]
+__all__ = ["ENTRY_FIELDS", "ReadingEntry", "ReadingOrderTable", "setup"]
 
 _NUMBER = re.compile(r"\d{2}\Z")
 
