@@ -37,9 +37,27 @@ class ReadingPath(SphinxDirective):
     option_spec = {"caption": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
-        from sphinxcontrib.mermaid import mermaid
+        steps = self._steps()
+        if steps is None:
+            return []
+        if len(steps) < 2:
+            reading_warn(self, "reading-path: a path needs at least two steps")
+            return []
+        drawn = self._flowchart(steps)
+        if drawn is None:
+            return []
+        code, links, listing = drawn
+        out: list[nodes.Node] = [self._diagram(code, links)]
+        if self.options.get("caption"):
+            caption, messages = self.parse_inline(self.options["caption"], lineno=self.lineno)
+            out.append(nodes.paragraph("", "", *caption, classes=["reading-path-caption"]))
+            out.extend(messages)
+        out.append(listing)
+        return out
 
-        steps: list[tuple[str, str, int]] = []  # (role text, edge label, line)
+    def _steps(self) -> list[tuple[str, str, int]] | None:
+        """The content's steps as ``(role text, edge label, line)``; None after a warning about a malformed line."""
+        steps: list[tuple[str, str, int]] = []
         for offset, raw in enumerate(self.content):
             line = raw.strip()
             if not line:
@@ -50,27 +68,34 @@ class ReadingPath(SphinxDirective):
             if text is None:
                 reading_warn(self, f"reading-path: each line must be one {{slime}} role, optionally '| edge label'; "
                                    f"got {line!r}", lineno)
-                return []
+                return None
             steps.append((text, label.strip(), lineno))
-        if len(steps) < 2:
-            reading_warn(self, "reading-path: a path needs at least two steps")
-            return []
+        return steps
+
+    def _step_item(self, text: str, label: str, lineno: int) -> nodes.list_item:
+        """A step of the list below the diagram: its ``{slime}`` citation (verified), then ``→ label``."""
+        body, messages = self.parse_inline(f"{{slime}}`{text}`", lineno=lineno - 1)
+        item = nodes.paragraph()
+        item.extend(body)
+        if label:
+            item += nodes.Text(f" → {label}")
+        return nodes.list_item("", item, *messages)
+
+    def _flowchart(self, steps: list[tuple[str, str, int]]
+                   ) -> tuple[list[str], list[tuple[str, int, int]], nodes.enumerated_list] | None:
+        """The mermaid lines, each node's ``(path, start, end)`` and the step list; None when a step's excerpt
+        cannot be read (its role already warned at that line)."""
         store = get_store(self.env)
         code = ["flowchart TD"]
         links: list[tuple[str, int, int]] = []
         listing = nodes.enumerated_list(classes=["reading-path-steps"])
         for n, (text, label, lineno) in enumerate(steps):
-            body, messages = self.parse_inline(f"{{slime}}`{text}`", lineno=lineno - 1)
-            item = nodes.paragraph()
-            item.extend(body)
-            if label:
-                item += nodes.Text(f" → {label}")
-            listing += nodes.list_item("", item, *messages)
+            listing += self._step_item(text, label, lineno)
             target = parse_role_text(text)
             try:
                 excerpt = read_excerpt(store, target.path, lines=target.lines, pyobject=target.pyobject)
             except ExcerptError:
-                return []  # the role above already warned at this line
+                return None
             shown = role_label(text).replace('"', "#quot;")  # mermaid's entity for a quote in a label
             code.append(f'    s{n}["{shown}"]')
             links.append((excerpt.path, excerpt.start, excerpt.end))
@@ -78,18 +103,18 @@ class ReadingPath(SphinxDirective):
         for n, (_, label, _) in enumerate(steps[:-1]):
             arrow = f'-- "{label.replace(chr(34), "#quot;")}" -->' if label else "-->"
             code.append(f"    s{n} {arrow} s{n + 1}")
+        return code, links, listing
+
+    def _diagram(self, code: list[str], links: list[tuple[str, int, int]]) -> nodes.Element:
+        """The mermaid node of ``code``; its ``@@linkN@@`` targets are made into URLs at ``doctree-resolved``."""
+        from sphinxcontrib.mermaid import mermaid
+
         diagram = mermaid()
         diagram["code"] = "\n".join(code)
         diagram["options"] = {}
         diagram["reading_links"] = links  # made into URLs at doctree-resolved, relative to the page written
         self.set_source_info(diagram)
-        out: list[nodes.Node] = [diagram]
-        if self.options.get("caption"):
-            caption, messages = self.parse_inline(self.options["caption"], lineno=self.lineno)
-            out.append(nodes.paragraph("", "", *caption, classes=["reading-path-caption"]))
-            out.extend(messages)
-        out.append(listing)
-        return out
+        return diagram
 
 
 def _resolve_paths(app: Sphinx, doctree: nodes.document, docname: str) -> None:
