@@ -1,4 +1,5 @@
-"""Reading order, call paths and the repository map (``slimebook.sphinxext.directives.reading``) on the fixture pin."""
+"""Reading order, call paths and the repository map (``slimebook.sphinxext.directives.readingorder``, ``readingpath``,
+``repomap`` and ``slimebook.sphinxext.pages.repomappages``) on the fixture pin."""
 
 from __future__ import annotations
 
