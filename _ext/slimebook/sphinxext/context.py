@@ -61,12 +61,12 @@ def open_store(app: Sphinx) -> None:
         raise ExtensionError(f"slimebook: {exc}") from exc
     app.env.slimebook_store = store  # type: ignore[attr-defined]
     app.env.slimebook_lock_path = path  # type: ignore[attr-defined]
-    _APPS[app.env] = app
+    _APPS[app.env] = weakref.ref(app)  # a weak value too: a strong one would keep the key (app.env) alive
 
 
 #: the application of each open environment (set at ``builder-inited``), for transforms: Sphinx 9 deprecates
 #: ``SphinxTransform.app`` and keeps the app only in a private attribute of the environment
-_APPS: weakref.WeakKeyDictionary[BuildEnvironment, Sphinx] = weakref.WeakKeyDictionary()
+_APPS: weakref.WeakKeyDictionary[BuildEnvironment, weakref.ref[Sphinx]] = weakref.WeakKeyDictionary()
 
 
 def app_of(env: BuildEnvironment) -> Sphinx:
@@ -75,10 +75,10 @@ def app_of(env: BuildEnvironment) -> Sphinx:
     Raises:
         ExtensionError: before ``builder-inited`` has run for ``env``.
     """
-    try:
-        return _APPS[env]
-    except KeyError:
-        raise ExtensionError("slimebook: no application for this environment (builder-inited has not run)") from None
+    app = _APPS[env]() if env in _APPS else None
+    if app is None:
+        raise ExtensionError("slimebook: no application for this environment (builder-inited has not run)")
+    return app
 
 
 def close_store(app: Sphinx, exception: BaseException | None) -> None:
