@@ -60,7 +60,7 @@ def instance_uses(records: Iterable[Occurrence], pattern: str) -> list[Occurrenc
     return [r for r in records if r.kind == "method_call" and any(fnmatchcase(n, methods) for n in names_of(r))]
 
 
-#: Syntax kinds the scanner records (``syntax:await`` …), as :mod:`slimebook.scan.visitor` names them.
+#: Syntax kinds the scanner records (``syntax:await`` …), as :mod:`slimebook.scan.walker` names them.
 SYNTAX_KINDS: tuple[str, ...] = (
     "async_def", "await", "async_with", "async_for", "async_comprehension", "async_generator",
 )
