@@ -31,7 +31,18 @@ def resolve(walker: Walker) -> list[Entry]:
         ``async_generator`` per async generator, the API references and calls, then the method calls and instance
         candidates, each :class:`~slimebook.scan.walker.Entry` still without positions.
     """
-    foreign: set[str] = set()  # attribute names assigned on another receiver than a method's self
+    foreign = _attach_self_attributes(walker)
+    entries = walker.entries
+    entries += _async_generators(walker)
+    entries += _api_entries(walker)
+    entries += _method_entries(walker, Evidence(walker.classes, foreign))
+    return entries
+
+
+def _attach_self_attributes(walker: Walker) -> set[str]:
+    """Attach each ``self.attr = …`` binding in a method to its class's attributes; return the attribute names
+    assigned on another receiver than a method's ``self`` (their types are not trusted)."""
+    foreign: set[str] = set()
     for self_name, attr, binding, scope in walker.attr_assigns:
         owner = lookup(scope, self_name)
         if owner is not None and owner.kind == "function" and owner.first_param == self_name \
@@ -39,10 +50,19 @@ def resolve(walker: Walker) -> list[Entry]:
             owner.parent.attrs.setdefault(attr, []).append(binding)
         else:
             foreign.add(attr)
-    entries = walker.entries
-    for node, scope in walker.async_defs:
-        if scope.has_yield:
-            entries.append(Entry(node, node, scope.qualname, "syntax", "async_generator", "syntax", "syntax"))
+    return foreign
+
+
+def _async_generators(walker: Walker) -> list[Entry]:
+    """An ``async_generator`` entry per ``async def`` that owns a ``yield``."""
+    return [Entry(node, node, scope.qualname, "syntax", "async_generator", "syntax", "syntax")
+            for node, scope in walker.async_defs if scope.has_yield]
+
+
+def _api_entries(walker: Walker) -> list[Entry]:
+    """An ``api_call`` / ``api_reference`` entry per reference whose root resolves to an import of a tracked name,
+    or that names a builtin of the table not shadowed in its scope."""
+    entries = []
     import_names = walker.import_names
     for root, attrs, scope, where, node, use in walker.refs:
         if root in import_names:
@@ -58,12 +78,18 @@ def resolve(walker: Walker) -> list[Entry]:
         if not attrs and root in BUILTINS and lookup(scope, root) is None:
             kind = "api_call" if use == "call" else "api_reference"
             entries.append(Entry(node, node, where, kind, root, BUILTINS[root], "builtin"))
-    evidence = Evidence(walker.classes, foreign)
+    return entries
+
+
+def _method_entries(walker: Walker, evidence: Evidence) -> list[Entry]:
+    """A ``method_call`` entry per call on a receiver of a tracked type, an ``instance_candidate`` per call of a
+    candidate method on a receiver of unknown type (module attributes are API chains already)."""
+    entries = []
     for call, scope, where in walker.calls:
         func = call.func
         receiver = func.value
         chain = dotted_chain(receiver)
-        if chain is not None and chain[0] in import_names and import_target(scope, chain[0]) is not None:
+        if chain is not None and chain[0] in walker.import_names and import_target(scope, chain[0]) is not None:
             continue  # a module attribute, already an API chain (or an untracked module)
         method = func.attr.value
         fact = evidence.expr_type(receiver, scope)
@@ -78,6 +104,8 @@ def resolve(walker: Walker) -> list[Entry]:
 
 
 def _string_argument(method: str, call: cst.Call) -> bool:
+    """Whether ``call`` of ``method`` (one of :data:`~slimebook.scan.categories.STRING_ARG_METHODS`) passes a string
+    literal as its first positional argument: a mapping lookup or a log call, not a tracked type's method."""
     if method not in STRING_ARG_METHODS or not call.args or call.args[0].keyword is not None:
         return False
     first = call.args[0]
@@ -85,6 +113,8 @@ def _string_argument(method: str, call: cst.Call) -> bool:
 
 
 def _excluded_receiver(receiver: cst.BaseExpression, scope: Scope, evidence: Evidence) -> bool:
+    """Whether ``receiver`` is a method's own first parameter (``self``) or a call of the builtin ``super()``: an
+    instance of a class of the file, not of a tracked type."""
     if isinstance(receiver, cst.Name):
         return evidence.self_class(receiver.value, scope) is not None
     if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name):
