@@ -1,6 +1,6 @@
 """Questions asked of a scan: selections, counts, the coverage of lessons, waivers and book figures.
 
-Pipeline position: ``store`` → ``scan`` → **usage** → Sphinx layer (:mod:`slimebook.sphinxext.usage`).
+Pipeline position: ``store`` → ``scan`` → **usage** → Sphinx layer (:mod:`slimebook.sphinxext.directives.usage`).
 Everything here takes a :class:`~slimebook.scan.ScanResult` (or its records) and plain data and returns
 plain data; nothing knows about Sphinx, so each piece is unit-tested on hand-made records.
 
