@@ -71,7 +71,7 @@ TSV_FILE = f"{PAGE_ROOT}/usage.tsv"
 _STAMP = f"{PAGE_ROOT}/.stamp"
 _CODE = tuple(Path(__file__).parents[1] / n for n in (
     "directives/usage.py", "pages/usagetables.py", "pages/render.py", "pages/usagepages.py", "gates/coverage.py",
-    "gates/candidates.py"))
+    "gates/candidates.py")) + tuple(sorted((Path(__file__).parents[2] / "usage").glob("*.py")))  # the coverage rules
 
 #: A sentence per category: what it holds.
 CATEGORY_TEXT: dict[str, str] = {
