@@ -30,9 +30,9 @@ from typing import NamedTuple, Protocol, TextIO
 
 from .lines import split_lines
 from .lock import SourceLock
+from .names import DEFAULT_FETCH_COMMAND, source_url_variable
 
 __all__ = [
-    "FETCH_COMMAND",
     "FetchError",
     "GrepMatch",
     "PinMissingError",
@@ -48,9 +48,6 @@ __all__ = [
     "resolve_commit",
 ]
 
-#: What a user runs to put the pinned commit into the cache.
-FETCH_COMMAND = "make sources  (or: slimebook sources fetch)"
-
 _SYMLINK_MODE = "120000"
 _MAX_SYMLINK_DEPTH = 16
 
@@ -60,7 +57,7 @@ class SourceError(Exception):
 
 
 class PinMissingError(SourceError):
-    """The pinned commit is not in the cache. The message names the commit and the fetch command."""
+    """The pinned commit is not in the cache. The message names the commit and the book's fetch command."""
 
 
 class FetchError(SourceError):
@@ -223,13 +220,17 @@ class SourceStore:
     Args:
         lock: the pinned repository (see :func:`slimebook.lock.load_lock`).
         root: the cache directory; defaults to :func:`cache_root`.
+        fetch_command: what an error tells the reader to run to fetch the pin (the book's
+            ``slimebook_fetch_command``; default :data:`slimebook.names.DEFAULT_FETCH_COMMAND`).
 
     The store is safe to use from several threads and after ``fork`` (each OS process starts its
     own ``git cat-file`` the first time it reads).
     """
 
-    def __init__(self, lock: SourceLock, root: Path | None = None) -> None:
+    def __init__(self, lock: SourceLock, root: Path | None = None, fetch_command: str = DEFAULT_FETCH_COMMAND
+                 ) -> None:
         self.lock = lock
+        self.fetch_command = fetch_command
         self.root = Path(root) if root is not None else cache_root()
         self._tree: dict[str, TreeEntry] | None = None
         self._blobs: dict[str, bytes] = {}
@@ -244,8 +245,9 @@ class SourceStore:
         return self.root / "git" / f"{self.lock.name}-{self.lock.commit}.git"
 
     def source_url(self) -> str:
-        """The URL to fetch from: ``$SLIME_SOURCE_URL`` if set (any git URL or local path), else the lock's."""
-        override = os.environ.get("SLIME_SOURCE_URL")
+        """The URL to fetch from: the lock table's override variable if set (``$SLIME_SOURCE_URL`` for ``[slime]``,
+        :func:`slimebook.names.source_url_variable`; any git URL or local path), else the lock's."""
+        override = os.environ.get(source_url_variable(self.lock.name))
         if override:
             candidate = Path(override).expanduser()
             return str(candidate.resolve()) if candidate.exists() else override
@@ -263,7 +265,7 @@ class SourceStore:
         if not self.is_present():
             raise PinMissingError(
                 f"the pinned {self.lock.name} commit {self.lock.commit} is not in the source cache "
-                f"{self.root}; fetch it with: {FETCH_COMMAND}"
+                f"{self.root}; fetch it with: {self.fetch_command}"
             )
 
     def fetch(self, progress: TextIO | None = None) -> bool:
@@ -296,9 +298,9 @@ class SourceStore:
                 if not self.is_present():  # lost a race to an incomplete directory: not ours to fix
                     raise
         except FetchError as exc:
-            hint = ""
-            if not os.environ.get("SLIME_SOURCE_URL"):
-                hint = " (offline? point SLIME_SOURCE_URL at a local clone or mirror that holds the commit)"
+            hint, variable = "", source_url_variable(self.lock.name)
+            if not os.environ.get(variable):
+                hint = f" (offline? point {variable} at a local clone or mirror that holds the commit)"
             raise FetchError(f"could not fetch {self.lock.commit} from {self.source_url()}: {exc}{hint}") from exc
         finally:
             if tmp.exists():
@@ -509,8 +511,8 @@ _FULL_RE = re.compile(r"[0-9a-f]{40}")
 def resolve_commit(lock: SourceLock, rev: str, root: Path | None = None) -> str:
     """The full sha of ``rev`` (a full or abbreviated hex sha, at least 4 digits).
 
-    Resolution order: a full sha is returned as is (lowercased); else the source repository
-    (``$SLIME_SOURCE_URL`` or the lock's URL) when it is a local directory; else the commits
+    Resolution order: a full sha is returned as is (lowercased); else the source repository (its override
+    variable, ``$SLIME_SOURCE_URL`` for ``[slime]``, or the lock's URL) when it is a local directory; else the commits
     already in the cache; else the source is fetched without trees or blobs into a temporary
     repository that is removed afterwards.
 

@@ -1,6 +1,7 @@
 """The reading order and the reuse roadmap: ``reading-entry``, ``reading-order-table``, ``reading-path``, ``repo-map``.
 
-Thin directives over readers that already exist: every pointer into Slime is a ``{slime}`` role (parsed by
+Thin directives over readers that already exist: every pointer into the source is a citation role (``{slime}``,
+named by ``slimebook_source``; parsed by
 :class:`~slimebook.sphinxext.directives.source.SlimeRole`, so it is verified at the pin, recorded with the other
 citations, listed on the source-check page, found by ``slimebook sources verify`` and followed by a re-pin
 like any citation); the repository map reads :func:`slimebook.repomap.repo_map` and the usage scan.
@@ -45,12 +46,12 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ...atomicio import atomic_write
-from ...citations import parse_role_text, slime_role_text
+from ...citations import parse_role_text, role_text
 from ...excerpt import ExcerptError, read_excerpt
 from ...repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
 from ...scan.categories import CATEGORIES
 from ...snapshots import snapshot_pagename
-from ..context import builds_pages, get_store, lock_path, page_stamp_base
+from ..context import builds_pages, get_store, lock_path, page_stamp_base, source_names
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envdata import doc_data, keep_per_doc
 from ..environment.scancache import get_scan, note_scan_use
@@ -85,13 +86,15 @@ def _warn(directive: SphinxDirective, message: str, lineno: int | None = None) -
 _option_line = option_line  # the source line of ``:key:`` in the directive block
 
 def _roles(directive: SphinxDirective, key: str, value: str) -> list[str] | None:
-    """The ``{slime}`` role texts of an option value, or None (after a warning) when it holds anything else."""
+    """The citation role texts (``{slime}``) of an option value, or None (after a warning) when it holds anything
+    else."""
+    names = source_names(directive.config)
     items = [item.strip() for item in value.split(";")]
     texts: list[str] = []
     for item in items:
-        text = slime_role_text(item)
+        text = role_text(item, names)
         if text is None:
-            _warn(directive, f"{directive.name}: :{key}: items must each be one {{slime}} role "
+            _warn(directive, f"{directive.name}: :{key}: items must each be one {{{names.role}}} role "
                              f"(separated by ';'), got {item!r}", option_line(directive, key))
             return None
         texts.append(text)
@@ -153,7 +156,8 @@ class ReadingEntry(SphinxDirective):
                     value = "钉住的提交里没有对应的测试文件。" if key == "tests" else ""
                     body, messages = self.parse_inline(value, lineno=self.lineno)
                 else:
-                    body, messages = self.parse_inline("；".join(f"{{slime}}`{t}`" for t in texts),
+                    role = source_names(self.config).role
+                    body, messages = self.parse_inline("；".join(f"{{{role}}}`{t}`" for t in texts),
                                                        lineno=option_line(self, key) - 1)
             elif key in self.options:
                 body, messages = self.parse_inline(self.options[key], lineno=option_line(self, key) - 1)
@@ -259,6 +263,7 @@ class ReadingPath(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from sphinxcontrib.mermaid import mermaid
 
+        names = source_names(self.config)
         steps: list[tuple[str, str, int]] = []  # (role text, edge label, line)
         for offset, raw in enumerate(self.content):
             line = raw.strip()
@@ -266,9 +271,9 @@ class ReadingPath(SphinxDirective):
                 continue
             lineno = content_line(self, offset)
             role, _, label = line.partition("|")
-            text = slime_role_text(role)
+            text = role_text(role, names)
             if text is None:
-                _warn(self, f"reading-path: each line must be one {{slime}} role, optionally '| edge label'; "
+                _warn(self, f"reading-path: each line must be one {{{names.role}}} role, optionally '| edge label'; "
                             f"got {line!r}", lineno)
                 return []
             steps.append((text, label.strip(), lineno))
@@ -280,7 +285,7 @@ class ReadingPath(SphinxDirective):
         links: list[tuple[str, int, int]] = []
         listing = nodes.enumerated_list(classes=["reading-path-steps"])
         for n, (text, label, lineno) in enumerate(steps):
-            body, messages = self.parse_inline(f"{{slime}}`{text}`", lineno=lineno - 1)
+            body, messages = self.parse_inline(f"{{{names.role}}}`{text}`", lineno=lineno - 1)
             item = nodes.paragraph()
             item.extend(body)
             if label:
