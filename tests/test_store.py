@@ -60,7 +60,9 @@ def test_missing_pin_names_commit_and_command(cache: Path, lock_file: Path, sour
     with pytest.raises(PinMissingError) as info:
         store.read_text("pkg/mod.py")
     assert source_repo.pin in str(info.value)
-    assert "make sources" in str(info.value)
+    assert str(info.value).endswith("fetch it with: slimebook sources fetch")  # the default: works in any book
+    with pytest.raises(PinMissingError, match=r"fetch it with: make sources\Z"):  # the book's slimebook_fetch_command
+        SourceStore(load_lock(lock_file), fetch_command="make sources").require()
 
 
 def test_missing_commit_upstream_is_a_fetch_error(cache: Path, tmp_path: Path, source_repo: SourceRepo) -> None:

@@ -55,7 +55,7 @@ _APP = "slimebook_warned_docs"
 class SlimebookWarning(enum.Enum):
     """Every warning subtype the extension emits (``type="slimebook"``, ``subtype=<value>``)."""
 
-    SOURCE = "source"  #: ``slime-source`` and ``{slime}``: a citation that does not resolve at the pin
+    SOURCE = "source"  #: the citation directive and role (``slime-source``, ``{slime}``): a citation not at the pin
     EXPERIMENT = "experiment"  #: ``experiment``: missing script, decoding, timeout, options
     TEACHES = "teaches"  #: ``lesson-teaches``: an empty list
     USAGE = "usage"  #: ``usage-index`` and ``{usage}``: unknown names, categories, pages

@@ -34,7 +34,6 @@ from .errors import (
     SourceError,
     SourcePathError,
 )
-from .fetch import FETCH_COMMAND
 from .fetch import STALE_TEMP_SECONDS as STALE_TEMP_SECONDS  # public, not in __all__ (as before the split)
 from .grep import GrepMatch
 from .grep import GrepSearch as GrepSearch  # public, not in __all__ (as before the split)
@@ -42,7 +41,6 @@ from .revisions import renames, resolve_commit
 from .source import SourceStore, Store, TreeEntry, cache_root
 
 __all__ = [
-    "FETCH_COMMAND",
     "FetchError",
     "GrepMatch",
     "PinMissingError",

@@ -15,13 +15,11 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from ..names import source_url_variable
 from .errors import FetchError
 from .git import run_git
 
-__all__ = ["FETCH_COMMAND", "STALE_TEMP_SECONDS", "fetch_pin", "pin_present"]
-
-#: What a user runs to put the pinned commit into the cache.
-FETCH_COMMAND = "make sources  (or: slimebook sources fetch)"
+__all__ = ["STALE_TEMP_SECONDS", "fetch_pin", "pin_present"]
 
 STALE_TEMP_SECONDS = 3600
 
@@ -58,8 +56,9 @@ def fetch_pin(git_dir: Path, name: str, commit: str, url: str, progress: TextIO 
     Returns:
         True when a fetch happened, False when the commit was already present (only the presence probe runs).
     Raises:
-        FetchError: git failed (its stderr is in the message, with a hint at ``SLIME_SOURCE_URL`` when it is not
-            set), or the source does not hold the commit. Nothing is left under the final name in that case.
+        FetchError: git failed (its stderr is in the message, with a hint at the lock entry's override variable,
+            ``SLIME_SOURCE_URL`` for ``[slime]``, when it is not set), or the source does not hold the commit. Nothing
+            is left under the final name in that case.
     """
     if pin_present(git_dir, commit):
         return False
@@ -79,9 +78,9 @@ def fetch_pin(git_dir: Path, name: str, commit: str, url: str, progress: TextIO 
             if not pin_present(git_dir, commit):  # lost a race to an incomplete directory: not ours to fix
                 raise
     except FetchError as exc:
-        hint = ""
-        if not os.environ.get("SLIME_SOURCE_URL"):
-            hint = " (offline? point SLIME_SOURCE_URL at a local clone or mirror that holds the commit)"
+        hint, variable = "", source_url_variable(name)
+        if not os.environ.get(variable):
+            hint = f" (offline? point {variable} at a local clone or mirror that holds the commit)"
         raise FetchError(f"could not fetch {commit} from {url}: {exc}{hint}") from exc
     finally:
         if tmp.exists():

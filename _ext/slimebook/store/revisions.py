@@ -27,7 +27,8 @@ def resolve_commit(lock: SourceLock, rev: str, root: Path | None = None) -> str:
     """The full sha of ``rev`` (a full or abbreviated hex sha, at least 4 digits).
 
     Resolution order: a full sha is returned as is (lowercased); else the source repository
-    (``$SLIME_SOURCE_URL`` or the lock's URL) when it is a local directory; else the commits
+    (its override variable, ``$SLIME_SOURCE_URL`` for ``[slime]``, or the lock's URL) when it is a local directory;
+    else the commits
     already in the cache; else the source is fetched without trees or blobs into a temporary
     repository that is removed afterwards.
 

@@ -20,8 +20,9 @@ from typing import Protocol, TextIO
 
 from ..lines import split_lines
 from ..lock import SourceLock
+from ..names import DEFAULT_FETCH_COMMAND, source_url_variable
 from .errors import PinMissingError, SourceContentError, SourcePathError
-from .fetch import FETCH_COMMAND, fetch_pin, pin_present
+from .fetch import fetch_pin, pin_present
 from .grep import GrepMatch, grep_pin
 
 __all__ = ["SourceStore", "Store", "TreeEntry", "cache_root"]
@@ -79,13 +80,17 @@ class SourceStore:
     Args:
         lock: the pinned repository (see :func:`slimebook.lock.load_lock`).
         root: the cache directory; defaults to :func:`cache_root`.
+        fetch_command: what an error tells the reader to run to fetch the pin (the book's
+            ``slimebook_fetch_command``; default :data:`slimebook.names.DEFAULT_FETCH_COMMAND`).
 
     The store is safe to use from several threads and after ``fork`` (each OS process starts its
     own ``git cat-file`` the first time it reads).
     """
 
-    def __init__(self, lock: SourceLock, root: Path | None = None) -> None:
+    def __init__(self, lock: SourceLock, root: Path | None = None, fetch_command: str = DEFAULT_FETCH_COMMAND
+                 ) -> None:
         self.lock = lock
+        self.fetch_command = fetch_command
         self.root = Path(root) if root is not None else cache_root()
         self._tree: dict[str, TreeEntry] | None = None
         self._blobs: dict[str, bytes] = {}
@@ -100,8 +105,9 @@ class SourceStore:
         return self.root / "git" / f"{self.lock.name}-{self.lock.commit}.git"
 
     def source_url(self) -> str:
-        """The URL to fetch from: ``$SLIME_SOURCE_URL`` if set (any git URL or local path), else the lock's."""
-        override = os.environ.get("SLIME_SOURCE_URL")
+        """The URL to fetch from: the lock table's override variable if set (``$SLIME_SOURCE_URL`` for ``[slime]``,
+        :func:`slimebook.names.source_url_variable`; any git URL or local path), else the lock's."""
+        override = os.environ.get(source_url_variable(self.lock.name))
         if override:
             candidate = Path(override).expanduser()
             return str(candidate.resolve()) if candidate.exists() else override
@@ -116,7 +122,7 @@ class SourceStore:
         if not self.is_present():
             raise PinMissingError(
                 f"the pinned {self.lock.name} commit {self.lock.commit} is not in the source cache "
-                f"{self.root}; fetch it with: {FETCH_COMMAND}"
+                f"{self.root}; fetch it with: {self.fetch_command}"
             )
 
     def fetch(self, progress: TextIO | None = None) -> bool:

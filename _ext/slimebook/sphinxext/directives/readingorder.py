@@ -1,6 +1,7 @@
 """The reading order: ``reading-entry`` and ``reading-order-table``.
 
-Thin directives over readers that already exist: every pointer into Slime is a ``{slime}`` role (parsed by
+Thin directives over readers that already exist: every pointer into the source is a citation role (``{slime}``,
+named by ``slimebook_source``; parsed by
 :class:`~slimebook.sphinxext.directives.source.SlimeRole`, so it is verified at the pin, recorded with the other
 citations, listed on the source-check page, found by ``slimebook sources verify`` and followed by a re-pin
 like any citation).
@@ -28,7 +29,8 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from ...citations import slime_role_text
+from ...citations import role_text
+from ..context import source_names
 from ..diagnostics import SlimebookWarning, warn
 from ..pages.render import field, table_frame
 from .locate import option_line
@@ -52,13 +54,15 @@ _REQUIRED = ("title", "unit", "entry", "first-pass", "second-pass")
 
 
 def _roles(directive: SphinxDirective, key: str, value: str) -> list[str] | None:
-    """The ``{slime}`` role texts of an option value, or None (after a warning) when it holds anything else."""
+    """The citation role texts (``{slime}``) of an option value, or None (after a warning) when it holds anything
+    else."""
+    names = source_names(directive.config)
     items = [item.strip() for item in value.split(";")]
     texts: list[str] = []
     for item in items:
-        text = slime_role_text(item)
+        text = role_text(item, names)
         if text is None:
-            reading_warn(directive, f"{directive.name}: :{key}: items must each be one {{slime}} role "
+            reading_warn(directive, f"{directive.name}: :{key}: items must each be one {{{names.role}}} role "
                                     f"(separated by ';'), got {item!r}", option_line(directive, key))
             return None
         texts.append(text)
@@ -120,7 +124,8 @@ class ReadingEntry(SphinxDirective):
                     value = "钉住的提交里没有对应的测试文件。" if key == "tests" else ""
                     body, messages = self.parse_inline(value, lineno=self.lineno)
                 else:
-                    body, messages = self.parse_inline("；".join(f"{{slime}}`{t}`" for t in texts),
+                    role = source_names(self.config).role
+                    body, messages = self.parse_inline("；".join(f"{{{role}}}`{t}`" for t in texts),
                                                        lineno=option_line(self, key) - 1)
             elif key in self.options:
                 body, messages = self.parse_inline(self.options[key], lineno=option_line(self, key) - 1)

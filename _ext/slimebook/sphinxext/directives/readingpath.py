@@ -16,10 +16,10 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from ...citations import parse_role_text, slime_role_text
+from ...citations import parse_role_text, role_text
 from ...excerpt import ExcerptError, read_excerpt
 from ...snapshots import snapshot_pagename
-from ..context import builds_pages, get_store
+from ..context import builds_pages, get_store, source_names
 from .locate import content_line
 from .readingparts import reading_warn, role_label
 
@@ -57,6 +57,7 @@ class ReadingPath(SphinxDirective):
 
     def _steps(self) -> list[tuple[str, str, int]] | None:
         """The content's steps as ``(role text, edge label, line)``; None after a warning about a malformed line."""
+        names = source_names(self.config)
         steps: list[tuple[str, str, int]] = []
         for offset, raw in enumerate(self.content):
             line = raw.strip()
@@ -64,17 +65,17 @@ class ReadingPath(SphinxDirective):
                 continue
             lineno = content_line(self, offset)
             role, _, label = line.partition("|")
-            text = slime_role_text(role)
+            text = role_text(role, names)
             if text is None:
-                reading_warn(self, f"reading-path: each line must be one {{slime}} role, optionally '| edge label'; "
-                                   f"got {line!r}", lineno)
+                reading_warn(self, f"reading-path: each line must be one {{{names.role}}} role, optionally "
+                                   f"'| edge label'; got {line!r}", lineno)
                 return None
             steps.append((text, label.strip(), lineno))
         return steps
 
     def _step_item(self, text: str, label: str, lineno: int) -> nodes.list_item:
         """A step of the list below the diagram: its ``{slime}`` citation (verified), then ``→ label``."""
-        body, messages = self.parse_inline(f"{{slime}}`{text}`", lineno=lineno - 1)
+        body, messages = self.parse_inline(f"{{{source_names(self.config).role}}}`{text}`", lineno=lineno - 1)
         item = nodes.paragraph()
         item.extend(body)
         if label:
