@@ -67,6 +67,10 @@ intersphinx_timeout = 5
 nitpicky = True
 
 slimebook_lock = "sources/sources.toml"
+# The lock's table, which also names the directive slime-source, the roles {slime} and {slimenum} and the variable
+# SLIME_SOURCE_URL; an error about a pin missing from the cache says to run `make sources`.
+slimebook_source = "slime"
+slimebook_fetch_command = "make sources"
 # House rules (slimebook.sphinxext.gates.houserules): every guide chapter holds a context box; a Slime definition named
 # in prose is cited with {slime} somewhere in the same document (checked in every document: guide, lessons, meta).
 slimebook_context_box_docs = ["chapters/guide/*", "!chapters/guide/index", "!chapters/guide/reading-order",

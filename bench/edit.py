@@ -81,10 +81,15 @@ def setup(app):
 
 
 def registered_names() -> tuple[set[str], set[str]]:
-    """The directive and role names ``slimebook.sphinxext`` registers (``app.add_directive``/``add_role`` calls)."""
-    directives: set[str] = set()
-    roles: set[str] = set()
-    for path in sorted((ROOT / "_ext" / "slimebook" / "sphinxext").glob("*.py")):
+    """The directive and role names ``slimebook.sphinxext`` registers: its ``app.add_directive``/``add_role`` calls
+    with a literal name, and the citation names the book's ``slimebook_source`` gives (``slime-source``, ``{slime}``,
+    ``{slimenum}``), registered under a computed name."""
+    from slimebook.book import read_book
+
+    names = read_book(ROOT).names
+    directives: set[str] = {names.directive}
+    roles: set[str] = {names.role, names.number_role}
+    for path in sorted((ROOT / "_ext" / "slimebook" / "sphinxext").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
                     and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):

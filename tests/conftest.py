@@ -16,7 +16,9 @@ pytest_plugins = ("sphinx.testing.fixtures",)
 # Fixtures fetch from the small repositories the tests build. A developer's SLIME_SOURCE_URL (pointing at a real
 # Slime mirror for `make html`) would override every lock's URL and make those fetches fail, so the suite starts
 # without it; tests that need it set it with monkeypatch. The real-book tests read the pin from the cache instead.
+# The demo book's override (test-demo-book, source name "demo") likewise.
 os.environ.pop("SLIME_SOURCE_URL", None)
+os.environ.pop("DEMO_SOURCE_URL", None)
 
 ROOT = Path(__file__).resolve().parent.parent
 ROOTS = Path(__file__).resolve().parent / "roots"
@@ -90,13 +92,14 @@ class SourceRepo:
     pin: str
     head: str
 
-    def lock_text(self, url: str | None = None) -> str:
+    def lock_text(self, url: str | None = None, name: str = "slime") -> str:
+        """A lock whose table ``[name]`` pins commit 1 of this repository (``url``: where to fetch it from)."""
         return textwrap.dedent(f'''\
-            [slime]
+            [{name}]
             url = "{url or self.path.as_posix()}"
             commit = "{self.pin}"
             license = "Apache-2.0"
-            blob_url = "https://example.invalid/slime/blob/{{commit}}/{{path}}{{anchor}}"
+            blob_url = "https://example.invalid/{name}/blob/{{commit}}/{{path}}{{anchor}}"
             ''')
 
 
@@ -221,6 +224,28 @@ def root_at_pin(name: str, base: Path, upstream: SourceRepo) -> tuple[Path, Path
     cache = base / "cache"
     SourceStore(load_lock(src / "sources.toml"), root=cache).fetch()
     return src, cache
+
+
+#: Where the demo book's lock points: nowhere reachable, so every fetch goes through ``DEMO_SOURCE_URL``.
+DEMO_URL = "https://example.invalid/demo.git"
+
+
+@pytest.fixture
+def demo_book(tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of ``tests/roots/test-demo-book`` (source name ``demo``) whose lock pins the fixture upstream's commit 1
+    under an unreachable URL, with ``DEMO_SOURCE_URL`` pointing at the upstream and a private cache
+    (``SLIMEBOOK_CACHE``) already holding the pin. Returns the book's directory."""
+    from slimebook.lock import load_lock
+    from slimebook.store import SourceStore
+
+    book = copy_root("demo-book", tmp_path)
+    lock = book / "locks" / "sources.toml"
+    lock.parent.mkdir()
+    lock.write_text(source_repo.lock_text(url=DEMO_URL, name="demo"))
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("DEMO_SOURCE_URL", str(source_repo.path))
+    SourceStore(load_lock(lock, "demo")).fetch()
+    return book
 
 
 def copy_root(name: str, dest: Path) -> Path:

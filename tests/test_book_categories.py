@@ -94,18 +94,23 @@ def book(tmp_path: Path, upstream, monkeypatch: pytest.MonkeyPatch) -> Path:
     return srcdir
 
 
-def _cli_scan(book: Path, tmp_path: Path, *categories: str) -> dict:
+def _cli_scan(tmp_path: Path, *args: str) -> dict:
     out = tmp_path / "scan.json"
-    assert cli.main(["--lock", str(book / "sources.toml"), "scan", *categories, "--json", str(out), "--jobs", "1"]) == 0
+    assert cli.main([*args, "--json", str(out), "--jobs", "1"]) == 0
     return json.loads(out.read_text())
 
 
-def test_the_build_and_the_command_line_scan_with_the_book_s_table_alike(book: Path, tmp_path: Path, sphinx_build):
+def test_the_build_and_the_command_line_scan_with_the_book_s_table_alike(book: Path, tmp_path: Path, sphinx_build,
+                                                                          monkeypatch: pytest.MonkeyPatch):
     app = sphinx_build(book)
     assert app._warning.getvalue() == ""  # lesson-teaches knows the demo names; the coverage gate is satisfied
     built = json.loads(Path(app.outdir, USAGE, "usage.json").read_text())
-    scanned = _cli_scan(book, tmp_path, "--categories", str(book / "categories.toml"))
-    assert scanned == built  # the same records, the same scanner version
+    monkeypatch.chdir(book / "_build")  # inside the book: its conf.py names the categories file, no flag needed
+    assert _cli_scan(tmp_path, "scan") == built  # the same records, the same scanner version
+    monkeypatch.chdir(tmp_path)  # outside it: the flags say it all
+    scanned = _cli_scan(tmp_path, "--lock", str(book / "sources.toml"), "scan", "--categories",
+                        str(book / "categories.toml"))
+    assert scanned == built
     assert built["scanner_version"] == scanner_version(load_categories(book / "categories.toml"))
 
     demo = {(r["kind"], r["name"], r["path"]) for r in built["records"] if r["category"] == "demo-pool"}
@@ -131,7 +136,7 @@ def test_the_build_and_the_command_line_scan_with_the_book_s_table_alike(book: P
     count = sum(r["category"] == "demo-pool" for r in built["records"])  # two submits in jobs.py: 13
     assert f'The scan counts <span class="slimenum">{count}</span> uses' in index and count == 13
 
-    default = _cli_scan(book, tmp_path)  # without the book's file: the standard library's table only
+    default = _cli_scan(tmp_path, "--lock", str(book / "sources.toml"), "scan")  # no book, no file: the default
     assert not any(r["category"] == "demo-pool" for r in default["records"])
     assert default["scanner_version"] == scanner_version() != built["scanner_version"]
 
@@ -170,7 +175,7 @@ def test_a_bad_categories_file_stops_the_build_and_the_scan_at_its_line(book: Pa
     with pytest.raises(ExtensionError) as caught:
         sphinx_build(book)
     assert expected in str(caught.value)
-    assert cli.main(["--lock", str(book / "sources.toml"), "scan", "--categories", str(categories)]) == 2
+    assert cli.main(["--book", str(book), "scan"]) == 2  # the book's own file, as the build read it
     assert capsys.readouterr().err == f"slimebook: {expected}\n"
 
 

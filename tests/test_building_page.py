@@ -11,7 +11,9 @@ import pytest
 from conftest import ROOT
 from slimebook.sphinxext.directives.course import Experiment, LessonTeaches
 from slimebook.sphinxext.directives.guide import ContextBox
-from slimebook.sphinxext.directives.reading import ReadingEntry, ReadingOrderTable, ReadingPath, RepoMap
+from slimebook.sphinxext.directives.readingorder import ReadingEntry, ReadingOrderTable
+from slimebook.sphinxext.directives.readingpath import ReadingPath
+from slimebook.sphinxext.directives.repomap import RepoMap
 from slimebook.sphinxext.directives.source import SlimeSource
 from slimebook.sphinxext.directives.usage import UsageIndex
 

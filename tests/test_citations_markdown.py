@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from slimebook.citations import find_citations
+from slimebook.names import SourceNames
 
 FIXTURE = Path(__file__).parent / "fixtures" / "citations" / "tricky.md"
 
 
 def test_tricky_markdown() -> None:
-    found = [(c.line, c.kind, c.path, c.options, c.error is not None) for c in find_citations(FIXTURE)]
+    found = [(c.line, c.kind, c.path, c.options, c.error is not None)
+             for c in find_citations(FIXTURE, SourceNames("slime"))]
     assert found == [
         (3, "role", "a.py", {"lines": "1"}, False),  # the role in inline code on the same line is skipped
         (4, "role", "b.py", {"lines": "3-4"}, False),  # after a soft line break: the paragraph's second line

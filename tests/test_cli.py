@@ -10,10 +10,18 @@ import pytest
 
 from conftest import SourceRepo
 from slimebook.cli import main, tty_progress
+from slimebook.names import SourceNames
 
 
 def run(lock: Path, *args: str) -> int:
     return main(["--lock", str(lock), *args])
+
+
+@pytest.fixture(autouse=True)
+def _outside_any_book(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line reads the book around the working directory; these tests name the lock and the files, so
+    they run outside any book (not in this repository, whose conf.py is the Slime book's)."""
+    monkeypatch.chdir(tmp_path)
 
 
 def test_fetch_then_show(cache: Path, lock_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,7 +78,7 @@ def test_examples_in_code_are_not_citations(tmp_path: Path) -> None:
         "```{dropdown} Q\nSee {slime}`pkg/mod.py:5`.\n```\n"
         "```{slime-source} pkg/mod.py\n:lines: 6\n```\n"
     )
-    found = [(c.line, c.kind, c.path, c.options) for c in find_citations(page)]
+    found = [(c.line, c.kind, c.path, c.options) for c in find_citations(page, SourceNames("slime"))]
     assert found == [
         (1, "role", "pkg/mod.py", {"lines": "4"}),
         (9, "role", "pkg/mod.py", {"lines": "5"}),

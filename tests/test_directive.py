@@ -144,8 +144,11 @@ def test_missing_pin_stops_the_build_with_the_fetch_command(
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(tmp_path / "empty-cache"))
     src = copy_root("source", tmp_path)
     (src / "sources.toml").write_text(source_repo.lock_text())
-    with pytest.raises(ExtensionError, match=rf"{source_repo.pin}.*make sources"):
+    with pytest.raises(ExtensionError, match=rf"{source_repo.pin}.*fetch it with: slimebook sources fetch\Z"):
         SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO())
+    with pytest.raises(ExtensionError, match=rf"{source_repo.pin}.*fetch it with: make sources\Z"):  # the book's
+        SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO(),
+                      confoverrides={"slimebook_fetch_command": "make sources"})
 
 
 def test_parallel_build_matches_serial(build) -> None:

@@ -34,7 +34,10 @@ from slimebook.drift import (
 from slimebook.drift.model import compress_lines
 from slimebook.drift.relocate import map_line, map_range, occurrences, places, relocate, shift_emphasize
 from slimebook.lock import LockError, SourceLock, load_lock, repin_lock_text, update_lock_file
+from slimebook.names import SourceNames
 from slimebook.store import SourceStore
+
+SLIME = SourceNames("slime")
 
 CORE_OLD = textwrap.dedent('''\
     def first():
@@ -659,7 +662,7 @@ def write_chapter(root: Path) -> Path:
 
 def test_roles_and_book_citations(tmp_path: Path, checker: DriftChecker) -> None:
     chapter = write_chapter(tmp_path)
-    cited = list(book_citations([tmp_path / "chapters"]))
+    cited = list(book_citations([tmp_path / "chapters"], SLIME))
     assert [(c.kind, c.line, c.index) for c in cited] == [
         ("directive", 3, 0), ("directive", 9, 0),
         ("role", 14, 0), ("role", 14, 1), ("role", 14, 2),
@@ -687,13 +690,13 @@ def test_other_citation_sources_are_reported_not_rewritten(checker: DriftChecker
 def test_plan_and_apply_edits(tmp_path: Path, checker: DriftChecker) -> None:
     chapter = write_chapter(tmp_path)
     before = chapter.read_text()
-    edits = plan_edits(checker.check_all(book_citations([chapter])))
+    edits = plan_edits(checker.check_all(book_citations([chapter], SLIME)))
     assert [e.describe().split(": ", 1)[1] for e in edits] == [
         ":emphasize-lines: 6,16 → 10,20", ":lines: 5-6,15-16 → 9-10,19-20",
         ":emphasize-lines: 19 → 23",
         "role lines 5-6 → 9-10", "role lines 6 → 7",
     ]
-    assert all(problem is None for _, problem in apply_edits(edits))
+    assert all(problem is None for _, problem in apply_edits(edits, SLIME))
     after = chapter.read_text().split("\n")
     expected = before.split("\n")
     expected[3], expected[4], expected[10] = ":lines: 9-10,19-20", ":emphasize-lines: 10,20", ":emphasize-lines: 23"
@@ -706,7 +709,7 @@ def test_apply_edits_skips_text_that_changed_since_the_report(tmp_path: Path) ->
     chapter.write_bytes(b"```{slime-source} pkg/core.py\r\n:lines: 7-8\r\n```\r\n{slime}`pkg/core.py:1`\r\n")
     edits = [Edit(chapter, 1, "lines", 0, "pkg/core.py", "5-6", "9-10"),
              Edit(chapter, 4, "role", 0, "pkg/core.py", "1", "3")]
-    results = apply_edits(edits)
+    results = apply_edits(edits, SLIME)
     assert "now reads '7-8', expected '5-6'" in results[0][1]
     assert results[1][1] is None
     assert chapter.read_bytes() == b"```{slime-source} pkg/core.py\r\n:lines: 7-8\r\n```\r\n{slime}`pkg/core.py:3`\r\n"
@@ -715,7 +718,7 @@ def test_apply_edits_skips_text_that_changed_since_the_report(tmp_path: Path) ->
 def test_rst_directive_and_role_rewrite(tmp_path: Path, checker: DriftChecker) -> None:
     doc = tmp_path / "b.rst"
     doc.write_text("B\n=\n\n.. slime-source:: pkg/core.py\n   :lines: 5-6\n\nSee :slime:`pkg/core.py:5`.\n")
-    apply_edits(plan_edits(checker.check_all(book_citations([doc]))))
+    apply_edits(plan_edits(checker.check_all(book_citations([doc], SLIME))), SLIME)
     assert doc.read_text() == "B\n=\n\n.. slime-source:: pkg/core.py\n   :lines: 9-10\n\nSee :slime:`pkg/core.py:9`.\n"
 
 
@@ -759,7 +762,7 @@ def test_plan_edits_only_for_moved_citations_in_files() -> None:
 def _apply(tmp_path: Path, text: str, *edits: tuple, name: str = "c.md") -> tuple[list[str | None], str]:
     doc = tmp_path / name
     doc.write_bytes(text.encode())
-    results = apply_edits([Edit(doc, *e) for e in edits])
+    results = apply_edits([Edit(doc, *e) for e in edits], SLIME)
     return [problem for _, problem in results], doc.read_bytes().decode()
 
 
@@ -838,7 +841,7 @@ def test_apply_edits_leaves_a_file_without_a_fitting_edit_alone(tmp_path: Path) 
     doc = tmp_path / "c.md"
     doc.write_text("```{slime-source} pkg/core.py\n:lines: 7-8\n```\n")
     before = doc.stat().st_ino
-    assert apply_edits([Edit(doc, 1, "lines", 0, "pkg/core.py", "5-6", "9-10")])[0][1] is not None
+    assert apply_edits([Edit(doc, 1, "lines", 0, "pkg/core.py", "5-6", "9-10")], SLIME)[0][1] is not None
     assert doc.stat().st_ino == before  # not rewritten (a rewrite replaces the file)
 
 
@@ -986,6 +989,13 @@ def test_resolve_abbreviated_shas(cache: Path, upstream: Upstream, stores) -> No
 # -- the command line ------------------------------------------------------------------------------------------
 def cli(lock: Path, *args: str) -> int:
     return main(["--lock", str(lock), *args])
+
+
+@pytest.fixture(autouse=True)
+def _outside_any_book(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line reads the book around the working directory; these tests name the lock and the files, so
+    they run outside any book (not in this repository, whose conf.py is the Slime book's)."""
+    monkeypatch.chdir(tmp_path)
 
 
 def test_diff_reports_every_citation(cache: Path, tmp_path: Path, upstream: Upstream, capsys) -> None:

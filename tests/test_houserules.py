@@ -40,7 +40,7 @@ def test_guide_chapter_without_a_context_box_warns_at_its_title(house) -> None:
 
 def test_uncited_slime_name_in_prose_warns_once_with_the_role_to_write(house) -> None:
     _app, warnings = house
-    mentions = re.findall(r"guide/boxed\.md:(\d+): WARNING: house rule: `([^`]+)` is a Slime definition at the pin"
+    mentions = re.findall(r"guide/boxed\.md:(\d+): WARNING: house rule: `([^`]+)` is a slime definition at the pin"
                           r".*cite it once in this document: (\{slime\}`[^`]+`)", warnings)
     assert mentions == [("8", "Outer.Inner.method", "{slime}`Outer.Inner.method <pkg/mod.py>`")], warnings
     for fine in ("asyncio.gather", "create_task", "__aexit__", "`run`"):

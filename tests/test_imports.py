@@ -3,6 +3,13 @@
 Two rules of ``ARCHITECTURE.md``: no import cycle among the modules of ``slimebook``, and no module imports a
 private name (one starting with ``_``) of another module. A third keeps the layers apart: modules outside
 ``slimebook.sphinxext`` never import Sphinx or docutils.
+
+One exception, stated in :data:`BOOK_READER`: ``slimebook.book``, the command line's view of a book, imports Sphinx's
+configuration reader and file discovery (``sphinx.config.Config.read``, ``sphinx.project.Project``, and the
+``Tags`` and ``ConfigError`` they take and raise). The command line must read a book's ``conf.py`` and find its
+documents exactly as the build does, and Sphinx's own code is the only copy that cannot drift from the build's;
+those modules are not the build (no application, no docutils import of ours, no ``slimebook.sphinxext``, which
+would load every directive for a command that only reads settings).
 """
 
 from __future__ import annotations
@@ -104,6 +111,10 @@ def test_no_private_name_of_another_module(module: str) -> None:
     assert not private, f"{module} imports private names: {private}"
 
 
+#: The one reader module allowed to import Sphinx, and what it may import (see the module docstring).
+BOOK_READER = ("slimebook.book", {"sphinx.config", "sphinx.errors", "sphinx.project", "sphinx.util.tags"})
+
+
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith("slimebook.sphinxext")))
 def test_readers_know_nothing_of_sphinx(module: str) -> None:
     leaks = [f"line {line}: {target}" for target, _name, line in _imports(module)
@@ -111,6 +122,8 @@ def test_readers_know_nothing_of_sphinx(module: str) -> None:
              or target.startswith("slimebook.sphinxext")]
     if module == "slimebook":  # the Sphinx entry point delegates to the Sphinx layer
         leaks = [leak for leak in leaks if not leak.endswith("slimebook.sphinxext")]
+    if module == BOOK_READER[0]:  # Sphinx's configuration reader and file discovery, nothing else
+        leaks = [leak for leak in leaks if leak.split(": ", 1)[1] not in BOOK_READER[1]]
     assert not leaks, f"{module} reaches the Sphinx layer: {leaks}"
 
 
@@ -155,3 +168,34 @@ def test_the_sphinx_layer_imports_one_way(module: str) -> None:
     wrong = [f"line {line}: {target}" for target, _name, line in _imports(module)
              if (layer := _layer(target)) is not None and layer not in allowed]
     assert not wrong, f"{module} ({_layer(module)}) imports against the layers: {wrong}"
+
+
+#: Objects of Sphinx the Sphinx layer handles by these names (a private attribute read on one is a patch of Sphinx).
+_HOST_OBJECTS = {"app", "env", "builder", "indexer", "config", "registry", "events", "translator", "tokenizer"}
+
+
+def _host_private_reads(module: str) -> list[str]:
+    """``obj._name`` reads where ``obj`` is (or ends in) one of :data:`_HOST_OBJECTS`, and imports of private modules
+    of Sphinx, docutils, MyST or jieba (``sphinx.builders.html._build_info``)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found = [f"line {line}: {target}" for target, _name, line in _imports(module)
+             if target.split(".")[0] in {"sphinx", "docutils", "myst_parser", "jieba"}
+             and any(part.startswith("_") and not part.startswith("__") for part in target.split("."))]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value
+            name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+            if name in _HOST_OBJECTS:
+                found.append(f"line {node.lineno}: {name}.{node.attr}")
+    return found
+
+
+def test_the_private_read_finder_finds_them() -> None:
+    assert _host_private_reads("slimebook.sphinxext.accelerate.parallelwrite")  # indexer._word_collector
+    assert _host_private_reads("slimebook.sphinxext.accelerate.templatecache")  # sphinx.builders.html._build_info
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) not in {None, "accelerate", "fixes"}))
+def test_only_accelerate_and_fixes_touch_private_parts_of_the_host(module: str) -> None:
+    reads = _host_private_reads(module)
+    assert not reads, f"{module} reads private parts of Sphinx (move the patch to accelerate/ or fixes/): {reads}"

@@ -67,14 +67,15 @@ def test_short_and_permalinks() -> None:
 
 
 FIELDS = 'url = "u"\nlicense = "MIT"\nblob_url = "b"\n'
+NO_TABLE = "no [slime] table (the book's slimebook_source names the table it quotes)"
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("", "no [slime] table"),
-        ('slime = "x"\n', "no [slime] table"),
-        ("[other]\n" + FIELDS + f'commit = "{NEW}"\n', "no [slime] table"),
+        ("", NO_TABLE),
+        ('slime = "x"\n', NO_TABLE),
+        ("[other]\n" + FIELDS + f'commit = "{NEW}"\n', NO_TABLE),
         ("[slime]\nurl = 'u'\ncommit = 5\nlicense = ''\n", "[slime] lacks commit, license, blob_url"),
         ("[slime]\n" + FIELDS, "[slime] lacks commit"),
         ("[slime]\n" + FIELDS + 'commit = "abc"\n', "[slime] commit must be a full 40-hex sha, got 'abc'"),

@@ -1,4 +1,5 @@
-"""Reading order, call paths and the repository map (``slimebook.sphinxext.directives.reading``) on the fixture pin."""
+"""Reading order, call paths and the repository map (``slimebook.sphinxext.directives.readingorder``, ``readingpath``,
+``repomap`` and ``slimebook.sphinxext.pages.repomappages``) on the fixture pin."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from conftest import ROOTS, SourceRepo, copy_root, git
 from slimebook.citations import find_citations
 from slimebook.lock import load_lock
+from slimebook.names import SourceNames
 from slimebook.repomap import ROOT_FILES, RepoMapError, count_lines, repo_map
 from slimebook.store import SourceStore
 
@@ -182,7 +184,8 @@ def test_every_bad_input_is_a_located_warning(build) -> None:
 
 def test_citation_scanner_sees_entry_options_and_path_steps() -> None:
     """``slimebook sources verify`` and re-pin read citations without Sphinx: they must see these too."""
-    found = [(c.line, c.path, c.options) for c in find_citations(ROOTS / "test-reading" / "index.md")]
+    found = [(c.line, c.path, c.options)
+             for c in find_citations(ROOTS / "test-reading" / "index.md", SourceNames("slime"))]
     assert (16, "pkg/mod.py", {"pyobject": "helper"}) in found
     assert (16, "pkg/mod.py", {"pyobject": "Outer.Inner.method"}) in found
     assert (17, "pkg/crlf.py", {"lines": "1-2"}) in found

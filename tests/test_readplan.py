@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from sphinx.util.parallel import make_chunks
 
 from conftest import copy_root
+from slimebook.names import SourceNames
 from slimebook.sphinxext.accelerate import readplan
 
 
@@ -142,8 +143,19 @@ def test_a_document_listed_twice_is_read_as_listed(tmp_path: Path, sphinx_build,
 
 
 def test_the_estimate_counts_what_is_slow_to_read() -> None:
+    marks = readplan.marks(SourceNames("slime"))
     prose = "一段没有引用的文字。" * 400  # 12 kB of plain prose
     cited = "见 {slime}`slime/agent/base.py`。" * 100  # 3.5 kB citing Slime a hundred times
-    assert readplan.estimate_seconds("") == readplan.SECONDS_PER_DOCUMENT
-    assert readplan.estimate_seconds(cited) > readplan.estimate_seconds(prose) > readplan.estimate_seconds("")
-    assert readplan.estimate_seconds("```{repo-map}\n```\n") >= readplan.SECONDS_PER_MARK["{repo-map}"]
+    assert readplan.estimate_seconds("", marks) == readplan.SECONDS_PER_DOCUMENT
+    assert (readplan.estimate_seconds(cited, marks) > readplan.estimate_seconds(prose, marks)
+            > readplan.estimate_seconds("", marks))
+    assert readplan.estimate_seconds("```{repo-map}\n```\n", marks) >= readplan.SECONDS_PER_MARK["{repo-map}"]
+
+
+def test_the_citation_marks_are_the_books_names() -> None:
+    marks = readplan.marks(SourceNames("demo"))
+    assert marks["{demo}`"] == readplan.SECONDS_PER_MARK["{role}`"]
+    assert marks["{demo-source}"] == readplan.SECONDS_PER_MARK["{directive}"]
+    assert "{slime}`" not in marks and marks["{repo-map}"] == readplan.SECONDS_PER_MARK["{repo-map}"]
+    cited = "{demo}`pkg/mod.py:4` " * 10
+    assert readplan.estimate_seconds(cited, marks) > readplan.estimate_seconds(cited, readplan.marks(SourceNames("x")))

@@ -18,6 +18,7 @@ from mdit_py_plugins.colon_fence import colon_fence_plugin
 from slimebook.experiments import run_experiment
 from slimebook.lines import expand_tabs
 from slimebook.lock import load_lock
+from slimebook.names import SourceNames
 from slimebook.store import SourceStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,11 +136,14 @@ def test_action4_chapter_is_built(built: Path) -> None:
     assert page.read_text(encoding="utf-8").count('class="slime-permalink') >= 5
 
 
-def test_sources_verify_passes() -> None:
+def test_sources_verify_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    """In this book the command line needs no flag: conf.py names the lock and the source, and its documents are
+    the build's (``chapters/`` and ``index.md``)."""
     from slimebook.cli import main
 
-    assert main(["--lock", str(ROOT / "sources" / "sources.toml"), "sources", "verify",
-                 str(ROOT / "chapters"), str(ROOT / "index.md")]) == 0
+    assert main(["--book", str(ROOT), "sources", "verify"]) == 0
+    files = len([ROOT / "index.md", *(ROOT / "chapters").rglob("*.md")])
+    assert f" citations in {files} files checked at {STORE.lock.short}: 0 failed" in capsys.readouterr().out
 
 
 def test_reading_order_has_26_entries(built: Path) -> None:
@@ -206,7 +210,7 @@ def test_the_training_walk_cites_its_entry_points() -> None:
 
     runs: dict[str, list[tuple[int, int]]] = {}
     for file in book_files([ROOT / "chapters" / "training"]):
-        for citation in find_citations(file):
+        for citation in find_citations(file, SourceNames("slime")):
             assert citation.error is None, (file, citation.line, citation.error)
             excerpt = read_excerpt(STORE, citation.path, lines=citation.options.get("lines"),
                                    pyobject=citation.options.get("pyobject"))

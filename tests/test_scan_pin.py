@@ -14,7 +14,7 @@ from test_scan_properties import ast_syntax
 from slimebook.lock import load_lock
 from slimebook.scan import scan_store
 from slimebook.scan.visitor import decode_source
-from slimebook.store import FETCH_COMMAND, SourceStore
+from slimebook.store import SourceStore
 
 LOCK = Path(__file__).resolve().parent.parent / "sources" / "sources.toml"
 
@@ -23,7 +23,7 @@ LOCK = Path(__file__).resolve().parent.parent / "sources" / "sources.toml"
 def test_pin_scans_without_errors_and_matches_ast_syntax():
     store = SourceStore(load_lock(LOCK))
     if not store.is_present():
-        pytest.skip(f"the pinned Slime commit is not in the source cache; fetch it with: {FETCH_COMMAND}")
+        pytest.skip("the pinned Slime commit is not in the source cache; fetch it with: make sources")
     result = scan_store(store)
     assert result.errors == []
     assert {f.source for f in result.files} == {"code", "doc"}

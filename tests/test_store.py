@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from conftest import MODULE_V1, SourceRepo, git
-from slimebook import store as store_mod
 from slimebook.lock import LockError, load_lock
 from slimebook.store import (
     FetchError,
@@ -19,6 +18,7 @@ from slimebook.store import (
     SourcePathError,
     SourceStore,
 )
+from slimebook.store import fetch as fetch_mod
 
 
 def test_fetch_reads_the_pin_not_head(cache: Path, lock_file: Path, source_repo: SourceRepo) -> None:
@@ -35,13 +35,13 @@ def test_second_fetch_does_nothing(cache: Path, lock_file: Path, monkeypatch: py
     store = SourceStore(load_lock(lock_file))
     store.fetch()
     calls: list[tuple[str, ...]] = []
-    real = store_mod._git
+    real = fetch_mod.run_git
 
     def spy(*args: str, **kw):
         calls.append(args)
         return real(*args, **kw)
 
-    monkeypatch.setattr(store_mod, "_git", spy)
+    monkeypatch.setattr(fetch_mod, "run_git", spy)
     assert store.fetch() is False
     assert calls and all(call[0] == "cat-file" for call in calls)  # only the presence probe ran
 
@@ -60,7 +60,9 @@ def test_missing_pin_names_commit_and_command(cache: Path, lock_file: Path, sour
     with pytest.raises(PinMissingError) as info:
         store.read_text("pkg/mod.py")
     assert source_repo.pin in str(info.value)
-    assert "make sources" in str(info.value)
+    assert str(info.value).endswith("fetch it with: slimebook sources fetch")  # the default: works in any book
+    with pytest.raises(PinMissingError, match=r"fetch it with: make sources\Z"):  # the book's slimebook_fetch_command
+        SourceStore(load_lock(lock_file), fetch_command="make sources").require()
 
 
 def test_missing_commit_upstream_is_a_fetch_error(cache: Path, tmp_path: Path, source_repo: SourceRepo) -> None:
@@ -79,19 +81,19 @@ def test_interrupted_fetch_leaves_nothing_valid(
     cache: Path, lock_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = SourceStore(load_lock(lock_file))
-    real = store_mod._git
+    real = fetch_mod.run_git
 
     def interrupted(*args: str, **kw):
         if args[0] == "update-ref":  # the objects have arrived; the process dies before the rename
             raise KeyboardInterrupt
         return real(*args, **kw)
 
-    monkeypatch.setattr(store_mod, "_git", interrupted)
+    monkeypatch.setattr(fetch_mod, "run_git", interrupted)
     with pytest.raises(KeyboardInterrupt):
         store.fetch()
     assert not store.is_present()
     assert not store.git_dir.exists()
-    monkeypatch.setattr(store_mod, "_git", real)
+    monkeypatch.setattr(fetch_mod, "run_git", real)
     assert store.fetch() is True  # a later fetch succeeds
 
 

@@ -1,8 +1,10 @@
 """Finding citations in the book's sources without running Sphinx.
 
 Used by ``slimebook sources verify`` (and by re-pin tooling): it reads ``.md`` (MyST) and ``.rst``
-files and yields every ``slime-source`` directive and ``{slime}`` role with its file and line. The
-role's target grammar lives here too, so the Sphinx role and this scanner parse it identically.
+files and yields every citation directive and role with its file and line. Their names come from the book's
+source name (:class:`slimebook.names.SourceNames`: ``slime-source`` and ``{slime}`` for ``slimebook_source =
+"slime"``), so the build and these tools recognise the same citations. The role's target grammar lives here too,
+so the Sphinx role and this scanner parse it identically.
 
 Markdown is read with the parser MyST uses (markdown-it with the ``myst_role`` and ``colon_fence`` plugins):
 fences and roles are tokens with line maps, so code fences and inline code are skipped by the parser, not by
@@ -22,12 +24,12 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
-__all__ = ["BOOK_SUFFIXES", "Citation", "RoleTarget", "book_files", "find_citations", "parse_role_text",
-           "slime_role_text"]
+from .names import SourceNames
 
-_RST_DIRECTIVE = re.compile(r"^(?P<indent>\s*)\.\.\s+slime-source::\s+(?P<arg>\S+)\s*$")
+__all__ = ["BOOK_SUFFIXES", "Citation", "RoleTarget", "book_files", "find_citations", "parse_role_text",
+           "role_text"]
+
 _OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
-_RST_ROLE_PREFIX = ":slime:"
 _TICKS = re.compile(r"`+")
 _TITLE = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _TARGET = re.compile(r"^(?P<path>[^:\s]+?)(?::(?P<lines>\d+(?:-\d+)?))?$")
@@ -35,7 +37,7 @@ _TARGET = re.compile(r"^(?P<path>[^:\s]+?)(?::(?P<lines>\d+(?:-\d+)?))?$")
 
 @dataclass(frozen=True)
 class RoleTarget:
-    """A parsed ``{slime}`` role text: ``title`` (or None), ``path``, ``lines`` spec (or None).
+    """A parsed citation role text (``{slime}`…```): ``title`` (or None), ``path``, ``lines`` spec (or None).
 
     ``pyobject`` is the title when a title is given and the target has no lines
     (``{slime}`BaseHarness.run <slime/agent/harness/common.py>```).
@@ -122,18 +124,20 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark").use(myst_role_plugin).use(colon_fence_plugin)
 
 
-def slime_role_text(text: str) -> str | None:
-    """The role text when ``text`` (stripped) is exactly one ``{slime}`…``` role in MyST syntax, else None."""
+def role_text(text: str, names: SourceNames) -> str | None:
+    """The role text when ``text`` (stripped) is exactly one citation role (``{slime}`…``` for ``names`` of
+    ``slime``) in MyST syntax, else None."""
     children = _markdown().parseInline(text.strip())[0].children or []
-    if len(children) == 1 and children[0].type == "myst_role" and children[0].meta.get("name") == "slime":
+    if len(children) == 1 and children[0].type == "myst_role" and children[0].meta.get("name") == names.role:
         return children[0].content
     return None
 
 
-def _markdown_citations(file: Path, text: str, offset: int = 0) -> Iterator[Citation]:
+def _markdown_citations(file: Path, text: str, names: SourceNames, offset: int = 0) -> Iterator[Citation]:
     """Citations in Markdown ``text`` whose first line is line ``offset + 1`` of ``file``.
 
-    A fence whose info is ``{slime-source} path`` is a directive (its options are the ``:key: value`` lines that
+    A fence whose info is ``{slime-source} path`` (the directive of ``names``) is a directive (its options are the
+    ``:key: value`` lines that
     open its content); the content of any other directive fence (``{dropdown}``) is parsed in turn; a code fence
     (```` ```python ````) and inline code are examples, never citations. Roles in a directive's argument (a
     dropdown's title) count, on the fence's line. A role's line is its paragraph's first
@@ -146,19 +150,19 @@ def _markdown_citations(file: Path, text: str, offset: int = 0) -> Iterator[Cita
                 continue  # a code fence: shown, not cited
             first = offset + token.map[0] + 1
             content = token.content.split("\n")
-            if name == "{slime-source}" and len(arg.split()) == 1:
+            if name == f"{{{names.directive}}}" and len(arg.split()) == 1:
                 yield Citation(file, first, "directive", arg.strip(), _directive_options(content, 0))
                 continue
             for child in _markdown().parseInline(arg)[0].children or []:  # a title is inline Markdown too
-                if child.type == "myst_role" and child.meta.get("name") == "slime":
+                if child.type == "myst_role" and child.meta.get("name") == names.role:
                     yield _role_citation(file, first, child.content)
-            yield from _markdown_citations(file, token.content, first)
+            yield from _markdown_citations(file, token.content, names, first)
         elif token.type == "inline" and token.map is not None:
             line = offset + token.map[0] + 1
             for child in token.children or []:
                 if child.type in ("softbreak", "hardbreak"):
                     line += 1
-                elif child.type == "myst_role" and child.meta.get("name") == "slime":
+                elif child.type == "myst_role" and child.meta.get("name") == names.role:
                     yield _role_citation(file, line, child.content)
 
 
@@ -184,8 +188,9 @@ def book_files(paths: Iterable[str | Path]) -> list[Path]:
     )
 
 
-def find_citations(file: Path) -> Iterator[Citation]:
-    """Yield every ``slime-source`` directive and ``{slime}``/``:slime:`` role in ``file``, in order.
+def find_citations(file: Path, names: SourceNames) -> Iterator[Citation]:
+    """Yield every citation directive and role of ``names`` in ``file``, in order: for ``slime``, every
+    ``slime-source`` directive and ``{slime}`` (Markdown) or ``:slime:`` (rST) role.
 
     In Markdown, code fences that are not directives and inline code spans are skipped: a citation
     shown as an example is not a citation. Raises :class:`OSError` or :class:`UnicodeDecodeError` when
@@ -193,13 +198,14 @@ def find_citations(file: Path) -> Iterator[Citation]:
     """
     text = file.read_text(encoding="utf-8")
     if file.suffix != ".rst":
-        yield from _markdown_citations(file, text)
+        yield from _markdown_citations(file, text, names)
         return
+    directive = re.compile(rf"^(?P<indent>\s*)\.\.\s+{re.escape(names.directive)}::\s+(?P<arg>\S+)\s*$")
     lines = text.split("\n")
     for number, line in enumerate(lines, start=1):
-        match = _RST_DIRECTIVE.match(line)
+        match = directive.match(line)
         if match:
             yield Citation(file, number, "directive", match.group("arg"), _directive_options(lines, number))
             continue
-        for role_text in _role_texts(line, _RST_ROLE_PREFIX):
-            yield _role_citation(file, number, role_text)
+        for text_of_role in _role_texts(line, f":{names.role}:"):
+            yield _role_citation(file, number, text_of_role)

@@ -1,7 +1,16 @@
 """``slimebook`` command line: ``sources fetch | verify | show | grep | diff | repin`` and ``scan``.
 
+Every command works on a book: the directory given with ``--book``, else the nearest directory from the working
+directory upward that holds ``conf.py``. Its ``conf.py`` is read as the build reads it (:mod:`slimebook.book`), so
+the lock (``slimebook_lock``), the source name (``slimebook_source``: which lock table, and the citation names
+``<name>-source`` and ``{<name>}``) and the fetch command an error names are the build's; ``--lock`` and
+``--source`` override them. ``verify``, ``diff`` and ``repin`` read the book's documents (the build's source files)
+unless files or directories are named. Outside a book the defaults apply (``sources/sources.toml``, ``slime``) and
+those three need the files named.
+
 Exit codes: 0 success; 1 a check found problems (verify), citations are left for the writer (diff, repin),
-or nothing matched (grep, as ``git grep``); 2 usage, lock or store errors.
+or nothing matched (grep, as ``git grep``); 2 usage, book, lock or store errors, and no citation found where
+``verify``, ``diff`` or ``repin`` looked (the message says where it looked and for which names).
 """
 
 from __future__ import annotations
@@ -18,18 +27,89 @@ from typing import TextIO
 
 from . import drift
 from .atomicio import atomic_write
-from .citations import book_files, find_citations
+from .book import CONF_FILE, Book, BookError, find_book, read_book
+from .citations import BOOK_SUFFIXES, book_files, find_citations
 from .excerpt import ExcerptError, read_excerpt
-from .lock import LockError, load_lock, update_lock_file
+from .lock import DEFAULT_LOCK, LockError, load_lock, update_lock_file
+from .names import DEFAULT_FETCH_COMMAND, DEFAULT_SOURCE, SourceNames
 from .pyranges import SymbolError
 from .rangecache import blob_definitions
 from .store import SourceError, SourceStore
 
-DEFAULT_LOCK = Path("sources/sources.toml")
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What a command works with: the book (None outside one) and the settings resolved from it and the flags.
+
+    Attributes:
+        book: the book read from its ``conf.py``, or None when no ``--book`` was given and no directory from the
+            working directory upward holds ``conf.py``.
+        lock: the lock file (``--lock``, else the book's ``slimebook_lock``, else ``sources/sources.toml``).
+        names: the source names (``--source``, else the book's ``slimebook_source``, else ``slime``).
+        fetch_command: the command a missing pin's error names (the book's, else ``slimebook sources fetch``).
+        categories: the scanner's categories file (``--categories``, else the book's ``slimebook_scan_categories``);
+            None for the default table.
+    """
+
+    book: Book | None
+    lock: Path
+    names: SourceNames
+    fetch_command: str
+    categories: Path | None = None
+
+
+def resolve_context(args: argparse.Namespace) -> Context:
+    """The book and settings of a command line (see :class:`Context`).
+
+    Raises:
+        BookError: ``--book`` holds no ``conf.py``, the book's ``conf.py`` fails, or the source name is not valid.
+    """
+    confdir = args.book if args.book is not None else find_book(Path("."))
+    book = read_book(confdir) if confdir is not None else None
+    if book is not None:
+        lock, source, fetch_command = book.lock, book.settings["slimebook_source"], book.fetch_command
+    else:
+        lock, source, fetch_command = Path(DEFAULT_LOCK), DEFAULT_SOURCE, DEFAULT_FETCH_COMMAND
+    source = args.source or source
+    try:
+        names = SourceNames(source)
+    except ValueError as exc:
+        where = "--source" if args.source else (f"{book.confdir / CONF_FILE}: slimebook_source" if book else "")
+        raise BookError(f"{where}: {exc}") from exc
+    categories = getattr(args, "categories", None) or (book.categories if book is not None else None)
+    return Context(book, args.lock or lock, names, fetch_command, categories)
 
 
 def _store(args: argparse.Namespace) -> SourceStore:
-    return SourceStore(load_lock(args.lock, args.source))
+    ctx: Context = args.context
+    return SourceStore(load_lock(ctx.lock, ctx.names.source), fetch_command=ctx.fetch_command)
+
+
+class NoCitationsError(Exception):
+    """``verify``, ``diff`` or ``repin`` found no citation; ``str()`` says where it looked and for which names."""
+
+
+def _documents(args: argparse.Namespace) -> tuple[list[Path], str]:
+    """The files ``verify``/``diff``/``repin`` read and a description of where they are: the named files and
+    directories, else the book's documents.
+
+    Raises:
+        BookError: no files were named and there is no book.
+    """
+    ctx: Context = args.context
+    if args.paths:
+        suffixes = ", ".join(BOOK_SUFFIXES)
+        return book_files(args.paths), f"the {suffixes} files of {', '.join(map(str, args.paths))}"
+    if ctx.book is None:
+        raise BookError(f"no {CONF_FILE} in {Path('.').resolve()} or any directory above it: run inside a book, "
+                        "give --book DIR, or name the files to read")
+    return ctx.book.documents(), ctx.book.describe_search()
+
+
+def _no_citations(args: argparse.Namespace, files: list[Path], where: str) -> NoCitationsError:
+    names: SourceNames = args.context.names
+    return NoCitationsError(f"no citations found: looked for {names.describe()} in {len(files)} "
+                            f"file{'' if len(files) == 1 else 's'}, {where}")
 
 
 def tty_progress(label: str, stream: TextIO | None = None) -> Callable[[Iterable[str], int], Iterator[str]] | None:
@@ -72,30 +152,32 @@ def _without_path(exc: ExcerptError) -> str:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    names: SourceNames = args.context.names
+    files, where = _documents(args)
+    citations = [citation for file in files for citation in find_citations(file, names)]
+    if not citations:
+        raise _no_citations(args, files, where)
     store = _store(args)
     store.require()
-    files = book_files(args.paths)
-    total = failed = 0
-    for file in files:
-        for citation in find_citations(file):
-            total += 1
-            error = citation.error
-            if error is None:
-                try:
-                    read_excerpt(
-                        store, citation.path,
-                        lines=citation.options.get("lines"),
-                        pyobject=citation.options.get("pyobject"),
-                        emphasize=citation.options.get("emphasize-lines"),
-                    )
-                except ExcerptError as exc:
-                    error = _without_path(exc)
-            if error:
-                failed += 1
-                print(f"{citation.file}:{citation.line}: {citation.kind} {citation.path}: {error}")
-    print(f"{total} citations in {len(files)} files checked at {store.lock.short}: {failed} failed")
-    print("(only slime-source and {slime} are checked here; {ref} labels and other cross-references are checked by "
-          "the build: make html)")
+    failed = 0
+    for citation in citations:
+        error = citation.error
+        if error is None:
+            try:
+                read_excerpt(
+                    store, citation.path,
+                    lines=citation.options.get("lines"),
+                    pyobject=citation.options.get("pyobject"),
+                    emphasize=citation.options.get("emphasize-lines"),
+                )
+            except ExcerptError as exc:
+                error = _without_path(exc)
+        if error:
+            failed += 1
+            print(f"{citation.file}:{citation.line}: {citation.kind} {citation.path}: {error}")
+    print(f"{len(citations)} citations in {len(files)} files checked at {store.lock.short}: {failed} failed")
+    print(f"(only {names.directive} and {{{names.role}}} are checked here; {{ref}} labels and other "
+          "cross-references are checked by the build)")
     return 1 if failed else 0
 
 
@@ -132,7 +214,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
 
 def _show_symbols(store: SourceStore, path: str, spec: str) -> int:
     """``show PATH --symbols``: every class and function of a Python file at the pin, one per line:
-    ``start-end  kind  qualified.name``, in source order (the names ``:pyobject:`` and ``{slime}`` accept)."""
+    ``start-end  kind  qualified.name``, in source order (the names ``:pyobject:`` and the citation role accept)."""
     if spec:
         print("slimebook: --symbols takes a path without lines", file=sys.stderr)
         return 2
@@ -153,24 +235,34 @@ def _show_symbols(store: SourceStore, path: str, spec: str) -> int:
 
 
 # -- sources diff / repin (issue 7) ---------------------------------------------------------------
-def _citation_sources(args: argparse.Namespace) -> list[drift.CitationSource]:
-    """Where ``diff``/``repin`` find citations: the book's directives and roles.
+def _citation_sources(args: argparse.Namespace, files: list[Path]) -> list[drift.CitationSource]:
+    """Where ``diff``/``repin`` find citations: the book's directives and roles in ``files``.
 
     Hook: the usage scanner's occurrence ids join here as one more :data:`drift.CitationSource`.
     """
-    return [lambda: drift.book_citations(args.paths)]
+    return [lambda: drift.book_citations(files, args.context.names)]
 
 
 def _drift_report(args: argparse.Namespace, from_rev: str | None, to_rev: str):
-    """Resolve and fetch both commits, then check every citation; returns (lock, old, new, drifts)."""
-    lock = load_lock(args.lock, args.source)
+    """Resolve and fetch both commits, then check every citation; returns (lock, old, new, drifts).
+
+    Raises:
+        NoCitationsError: there is no citation to follow.
+    """
+    ctx: Context = args.context
+    files, where = _documents(args)
+    cited = [c for source in _citation_sources(args, files) for c in source()]
+    if not cited:
+        raise _no_citations(args, files, where)
+    lock = load_lock(ctx.lock, ctx.names.source)
     old_sha = drift.resolve_commit(lock, from_rev) if from_rev else lock.commit
     new_sha = drift.resolve_commit(lock, to_rev)
-    old, new = (SourceStore(dataclasses.replace(lock, commit=sha)) for sha in (old_sha, new_sha))
+    old, new = (SourceStore(dataclasses.replace(lock, commit=sha), fetch_command=ctx.fetch_command)
+                for sha in (old_sha, new_sha))
     for store in (old, new):
         store.fetch()
     checker = drift.DriftChecker(old, new)
-    drifts = checker.check_all(c for source in _citation_sources(args) for c in source())
+    drifts = checker.check_all(cited)
     return lock, old, new, drifts
 
 
@@ -196,19 +288,20 @@ def cmd_repin(args: argparse.Namespace) -> int:
     verb = "" if args.write else "would "
     problems = 0
     edits = drift.plan_edits(drifts)
-    results = drift.apply_edits(edits) if args.write else [(e, None) for e in edits]
+    results = drift.apply_edits(edits, args.context.names) if args.write else [(e, None) for e in edits]
     for edit, problem in results:
         if problem:
             problems += 1
             print(f"{edit.file}:{edit.line}: not rewritten: {problem}")
         else:
             print(f"{verb}rewrite {edit.describe()}")
+    lock_file = args.context.lock
     if new.lock.commit == lock.commit:
-        print(f"{verb}leave {args.lock} as is: already pinned at {lock.commit}")
+        print(f"{verb}leave {lock_file} as is: already pinned at {lock.commit}")
     else:
-        print(f"{verb}set {args.lock} [{lock.name}] commit = {new.lock.commit}, previous_commit = {lock.commit}")
+        print(f"{verb}set {lock_file} [{lock.name}] commit = {new.lock.commit}, previous_commit = {lock.commit}")
         if args.write:
-            update_lock_file(args.lock, lock.name, new.lock.commit, lock.commit)
+            update_lock_file(lock_file, lock.name, new.lock.commit, lock.commit)
     left = drift.needs_writer(drifts)
     for d in left:
         print(f"{d.cited.where}: needs the writer: {d.status}: {d.cited.describe()}")
@@ -222,7 +315,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     from .scan import CategoryError, format_stats, load_categories, scan_store, write_json, write_tsv
 
     try:
-        table = load_categories(args.categories)  # the reader the build uses for slimebook_scan_categories
+        table = load_categories(args.context.categories)  # the build's reader of slimebook_scan_categories
     except CategoryError as exc:
         print(f"slimebook: {exc}", file=sys.stderr)
         return 2
@@ -253,18 +346,27 @@ def cmd_scan(args: argparse.Namespace) -> int:
     return 0
 
 
+_PATHS_HELP = "files or directories to read instead of the book's documents"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse tree of the ``slimebook`` command."""
     parser = argparse.ArgumentParser(prog="slimebook", description=__doc__.splitlines()[0])
-    parser.add_argument("--lock", type=Path, default=DEFAULT_LOCK, help="source lock (default: %(default)s)")
-    parser.add_argument("--source", default="slime", help="entry in the lock (default: %(default)s)")
+    parser.add_argument("--book", type=Path, metavar="DIR",
+                        help="the book: the directory holding its conf.py (default: the nearest one from the "
+                             "working directory upward); its settings are the build's")
+    parser.add_argument("--lock", type=Path, help=f"source lock (default: the book's slimebook_lock, outside a "
+                                                  f"book {DEFAULT_LOCK})")
+    parser.add_argument("--source", help=f"the source name: its table in the lock and the citation names "
+                                         f"<name>-source, {{<name>}} (default: the book's slimebook_source, outside "
+                                         f"a book {DEFAULT_SOURCE})")
     top = parser.add_subparsers(dest="group", required=True)
     sources = top.add_parser("sources", help="the pinned source store")
     sub = sources.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="fetch the pinned commit into the cache (no-op when present)").set_defaults(
         func=cmd_fetch)
-    verify = sub.add_parser("verify", help="check that every citation under chapters/ resolves at the pin")
-    verify.add_argument("paths", nargs="*", default=[Path("chapters"), Path("index.md")], type=Path)
+    verify = sub.add_parser("verify", help="check that every citation of the book resolves at the pin")
+    verify.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=_PATHS_HELP)
     verify.set_defaults(func=cmd_verify)
     grep = sub.add_parser("grep", help="print the pin's lines matching PATTERN (git grep -E at the pin) as "
                                        "path:line: text; the search behind an only/all/never sentence")
@@ -284,12 +386,12 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--from", dest="from_rev", metavar="SHA", help="commit the citations hold at "
                       "(default: the lock's pin)")
     diff.add_argument("--brief", action="store_true", help="no diffs of changed citations")
-    diff.add_argument("paths", nargs="*", default=[Path("chapters"), Path("index.md")], type=Path)
+    diff.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=_PATHS_HELP)
     diff.set_defaults(func=cmd_diff)
     repin = sub.add_parser("repin", help="move the pin: rewrite moved citations, list the rest")
     repin.add_argument("commit", metavar="SHA", help="the new pin (abbreviations are resolved)")
     repin.add_argument("--write", action="store_true", help="update the lock and the chapter files")
-    repin.add_argument("paths", nargs="*", default=[Path("chapters"), Path("index.md")], type=Path)
+    repin.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=_PATHS_HELP)
     repin.set_defaults(func=cmd_repin)
     scan = top.add_parser("scan", help="scan the pinned sources for concurrency APIs and async syntax")
     scan.add_argument("--json", type=Path, metavar="PATH", help="write the scan as JSON ('-': stdout)")
@@ -301,8 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="worker processes for files not in the cache (default: all cores)")
     scan.add_argument("--no-cache", action="store_true", help="neither read nor write the scan cache")
     scan.add_argument("--categories", type=Path, metavar="FILE",
-                      help="the category table (a TOML categories file, as the book's slimebook_scan_categories "
-                           "names it; default: the standard library's concurrency APIs)")
+                      help="the category table, a TOML categories file (default: the one the book's "
+                           "slimebook_scan_categories names, else the standard library's concurrency APIs)")
     scan.set_defaults(func=cmd_scan)
     return parser
 
@@ -311,8 +413,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see module docstring)."""
     args = build_parser().parse_args(argv)
     try:
+        args.context = resolve_context(args)
         return args.func(args)
-    except (LockError, SourceError) as exc:
+    except (BookError, LockError, NoCitationsError, SourceError) as exc:
         print(f"slimebook: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `slimebook sources show … | head`: the reader left; not an error of ours

@@ -19,8 +19,13 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import String, Table
 
 from .atomicio import atomic_write
+from .names import DEFAULT_SOURCE
 
-__all__ = ["LockError", "SourceLock", "load_lock", "repin_lock_text", "toml_error_line", "update_lock_file"]
+__all__ = ["DEFAULT_LOCK", "LockError", "SourceLock", "load_lock", "repin_lock_text", "toml_error_line",
+           "update_lock_file"]
+
+#: The lock of a book that does not set ``slimebook_lock``, relative to its configuration directory.
+DEFAULT_LOCK = "sources/sources.toml"
 
 _SHA_RE = re.compile(r"[0-9a-f]{40}")
 _REQUIRED = ("url", "commit", "license", "blob_url")
@@ -86,8 +91,8 @@ class SourceLock:
         return self.blob_url.format(commit=self.commit, path=path, anchor=anchor)
 
 
-def load_lock(path: str | Path, name: str = "slime") -> SourceLock:
-    """Read entry ``name`` from the TOML lock at ``path``.
+def load_lock(path: str | Path, name: str = DEFAULT_SOURCE) -> SourceLock:
+    """Read entry ``name`` (the book's source name, ``slimebook_source``) from the TOML lock at ``path``.
 
     The optional ``previous_commit`` field, when present, must be a full 40-hex sha too.
 
@@ -106,7 +111,7 @@ def load_lock(path: str | Path, name: str = "slime") -> SourceLock:
         raise LockError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     entry = data.get(name)
     if not isinstance(entry, dict):
-        raise LockError(f"{path}: no [{name}] table")
+        raise LockError(f"{path}: no [{name}] table (the book's slimebook_source names the table it quotes)")
     missing = [key for key in _REQUIRED if not isinstance(entry.get(key), str) or not entry[key]]
     if missing:
         raise LockError(f"{path}: [{name}] lacks {', '.join(missing)}")

@@ -66,9 +66,10 @@ class PinSymbols:
 
 @functools.lru_cache(maxsize=1)
 def _version() -> str:
-    """A digest of this module and of the store (which decodes the files): an edit of either renews the cache."""
+    """A digest of this module and of the store package's modules (the store decodes the files): an edit of any
+    renews the cache."""
     digest = hashlib.sha1()
-    for source in (Path(__file__), Path(__file__).with_name("store.py")):
+    for source in (Path(__file__), *sorted(Path(__file__).with_name("store").glob("*.py"))):
         digest.update(source.read_bytes())
     return digest.hexdigest()[:12]
 

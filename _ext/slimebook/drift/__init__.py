@@ -12,7 +12,8 @@ commit, giving one :class:`Drift` per citation with a :class:`Status`:
 ``broken``     the citation does not even resolve at the old commit, so there is nothing to follow.
 
 Citations come from *citation sources*: any callable yielding :class:`Cited`. :func:`book_citations`
-reads ``slime-source`` / ``{slime}`` in the book's files; a future source (the usage scanner's
+reads the book's citation directives and roles (``slime-source`` / ``{slime}``, named by the book's source
+name: :class:`slimebook.names.SourceNames`) in its files; a future source (the usage scanner's
 occurrence ids) yields ``Cited(kind="occurrence", ident=..., file=None, ...)`` and everything below
 works unchanged — only citations with a ``file`` are rewritten in place by :func:`apply_edits`.
 

@@ -14,6 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from ..citations import book_files, find_citations
+from ..names import SourceNames
 from ..spans import runs_label as runs_label_of
 
 __all__ = [
@@ -89,17 +90,19 @@ class Cited:
 CitationSource = Callable[[], Iterable[Cited]]
 
 
-def book_citations(paths: Iterable[Path]) -> Iterator[Cited]:
-    """Every ``slime-source`` directive and ``{slime}`` role under ``paths``, as :class:`Cited`.
+def book_citations(paths: Iterable[Path], names: SourceNames) -> Iterator[Cited]:
+    """Every citation directive and role of ``names`` (``slime-source`` and ``{slime}`` for ``slime``) under
+    ``paths``, as :class:`Cited`.
 
     Args:
         paths: files or directories; directories are searched for ``.md`` and ``.rst`` files.
+        names: the book's source names (:class:`slimebook.names.SourceNames`).
     Returns:
         An iterator in file order (sorted paths), then line order, then position on the line.
     """
     for file in book_files(paths):
         roles_on_line: Counter[int] = Counter()
-        for c in find_citations(file):
+        for c in find_citations(file, names):
             index = 0
             if c.kind == "role":
                 index = roles_on_line[c.line]

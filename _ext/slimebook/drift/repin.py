@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..atomicio import atomic_write
 from ..excerpt import ExcerptError, parse_line_spec
+from ..names import SourceNames
 from .model import Drift, Status
 
 __all__ = ["Edit", "apply_edits", "plan_edits"]
@@ -50,7 +51,7 @@ class Edit:
 def plan_edits(drifts: Iterable[Drift]) -> list[Edit]:
     """The rewrites that carry ``moved`` citations to their new lines.
 
-    ``:lines:`` of directives and the line numbers of ``{slime}`` roles follow the text;
+    ``:lines:`` of directives and the line numbers of roles (``{slime}``) follow the text;
     ``:emphasize-lines:`` follow it for ``:lines:`` and ``:pyobject:`` directives alike. Citations
     without a file (e.g. occurrence ids) are never edited.
 
@@ -72,7 +73,6 @@ def plan_edits(drifts: Iterable[Drift]) -> list[Edit]:
 
 
 _OPTION_LINE = re.compile(r"^(?P<head>\s*:(?P<key>[\w-]+):\s*)(?P<value>.*?)(?P<tail>\s*)$")
-_ROLE = {".rst": re.compile(r":slime:`(?P<text>[^`]+)`"), "": re.compile(r"\{slime\}`(?P<text>[^`]+)`")}
 _ROLE_LINES = re.compile(r":(?P<lines>\d+(?:-\d+)?)(?P<tail>\s*>?\s*)$")
 
 
@@ -83,13 +83,19 @@ def _same_spec(a: str, b: str) -> bool:
         return a.strip() == b.strip()
 
 
-def _apply_one(lines: list[str], edit: Edit) -> str | None:
+def _role_pattern(names: SourceNames, rst: bool) -> re.Pattern[str]:
+    """A citation role of ``names`` on a line: ``:slime:`text``` in rST, ``{slime}`text``` in Markdown."""
+    opening = f":{names.role}:" if rst else f"{{{names.role}}}"
+    return re.compile(re.escape(opening) + r"`(?P<text>[^`]+)`")
+
+
+def _apply_one(lines: list[str], edit: Edit, names: SourceNames) -> str | None:
     """Apply ``edit`` to ``lines`` in place; return a problem sentence instead when it no longer fits."""
     if not 1 <= edit.line <= len(lines):
         return f"line {edit.line} is past the end of the file"
     head = lines[edit.line - 1]
     if edit.option == "role":
-        matches = list(_ROLE[".rst" if edit.file.suffix == ".rst" else ""].finditer(head))
+        matches = list(_role_pattern(names, edit.file.suffix == ".rst").finditer(head))
         if edit.index >= len(matches):
             return "the role is no longer on that line"
         role = matches[edit.index]
@@ -101,8 +107,8 @@ def _apply_one(lines: list[str], edit: Edit) -> str | None:
         start, end = role.span("text")
         lines[edit.line - 1] = head[:start] + new_text + head[end:]
         return None
-    if "slime-source" not in head or edit.path not in head:
-        return f"line {edit.line} is no longer a slime-source directive for {edit.path}"
+    if names.directive not in head or edit.path not in head:
+        return f"line {edit.line} is no longer a {names.directive} directive for {edit.path}"
     for n in range(edit.line, len(lines)):
         match = _OPTION_LINE.match(lines[n].rstrip("\r"))
         if not match:
@@ -117,8 +123,11 @@ def _apply_one(lines: list[str], edit: Edit) -> str | None:
     return f"the directive has no :{edit.option}: option any more"
 
 
-def apply_edits(edits: Iterable[Edit]) -> list[tuple[Edit, str | None]]:
+def apply_edits(edits: Iterable[Edit], names: SourceNames) -> list[tuple[Edit, str | None]]:
     """Rewrite the book files; each edit is checked against the current text first.
+
+    ``names`` are the book's source names: an edit rewrites only its directive (``slime-source``) or role
+    (``{slime}``).
 
     An edit whose directive, role or option value no longer reads as expected (the file changed
     since the report) is skipped with a reason. Files are rewritten atomically (temporary file and
@@ -139,7 +148,7 @@ def apply_edits(edits: Iterable[Edit]) -> list[tuple[Edit, str | None]]:
             original = fh.read()
         lines = original.split("\n")
         for k in indices:
-            results[k] = _apply_one(lines, edits[k])
+            results[k] = _apply_one(lines, edits[k], names)
         text = "\n".join(lines)
         if text != original:
             atomic_write(file, text)

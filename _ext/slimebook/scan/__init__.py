@@ -22,9 +22,12 @@ categories file read by :func:`load_categories`, by default the standard library
 
 Modules: :mod:`.categories` (the table and its reader), :mod:`.records` (schema, ids, writers),
 :mod:`.imports` (scopes and the import table), :mod:`.evidence` (receiver types),
-:mod:`.visitor` (the walk), :mod:`.positions` (spans), :mod:`.docs` (Markdown blocks),
+:mod:`.visitor` (one file: walk, resolve, positions), :mod:`.walker` (the walk), :mod:`.resolve` (references and
+calls to records), :mod:`.positions` (spans), :mod:`.docs` (Markdown blocks), :mod:`.tokens` (a tolerant tokenizer),
+:mod:`.repair` (line-preserving repairs of doc blocks), :mod:`.fallback` (records by tokens),
 :mod:`.runner` (cache and processes). The modules that need libcst (:mod:`.visitor`, :mod:`.docs` and theirs) are
-imported on the first cache miss, not with the package: a warm scan only reads JSON.
+imported on the first cache miss, not with the package: a warm scan only reads JSON. The scanner's version digests
+every ``*.py`` file of this folder (:func:`~slimebook.scan.runner.scanner_version`).
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def _looks_like_class(qualname: str) -> bool:
 
 
 class Evidence:
-    """Type inference over one file's scopes (built by :mod:`slimebook.scan.visitor`)."""
+    """Type inference over one file's scopes (built by :mod:`slimebook.scan.walker`)."""
 
     def __init__(self, classes: dict[str, Scope | None] | None = None,
                  foreign_stores: set[str] | frozenset[str] = frozenset()) -> None:

@@ -15,10 +15,10 @@ from sphinx.application import Sphinx
 
 from ..version import __version__
 from . import accelerate, context, diagnostics, fixes
-from .directives import buildinfo, course, guide, numbers, reading, source, usage
+from .directives import buildinfo, course, guide, numbers, readingorder, readingpath, repomap, source, usage
 from .gates import candidates, coverage, houserules, suggestions
 from .output import latex, preview, reader, search
-from .pages import backlinks, redirectpages, render, snapshot, sourcecheck, usageappendix, usagepages
+from .pages import backlinks, redirectpages, render, repomappages, snapshot, sourcecheck, usageappendix, usagepages
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -40,7 +40,10 @@ def setup(app: Sphinx) -> dict[str, Any]:
     usagepages.setup(app)
     usageappendix.setup(app)  # the usage pages' tables as an appendix of the PDF
     coverage.setup(app)
-    reading.setup(app)  # reading order, call paths, repository map
+    readingorder.setup(app)  # reading order: entry boxes and their table (and the reading guide's stylesheet)
+    repomap.setup(app)  # the repository map: directory tree and heat map
+    readingpath.setup(app)  # call paths as diagrams
+    repomappages.setup(app)  # the repository map's directory pages
     numbers.setup(app)
     latex.setup(app)  # slimebook.sty, questions as numbered boxes in the PDF
     reader.setup(app)  # static JS/CSS: diagram zoom, copy-link buttons, focus, dark highlighted lines

@@ -17,6 +17,8 @@ from sphinx.config import Config
 from sphinx.errors import ConfigError
 
 from ..anchorcheck import parse_redirects
+from ..lock import DEFAULT_LOCK
+from ..names import DEFAULT_FETCH_COMMAND, DEFAULT_SOURCE
 
 __all__ = ["SETTINGS", "Setting", "declare", "file_setting", "load_redirects", "read_file_setting", "validate"]
 
@@ -45,10 +47,13 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("slimebook_lock", "source", "sources/sources.toml", "env", str,
+    Setting("slimebook_lock", "source", DEFAULT_LOCK, "env", str,
             "The source lock, relative to the configuration directory."),
-    Setting("slimebook_source", "source", "slime", "env", str,
-            "The table of the lock the book quotes (its repository and pinned commit)."),
+    Setting("slimebook_source", "source", DEFAULT_SOURCE, "env", str,
+            "The table of the lock the book quotes (its repository and pinned commit); it also names the directive "
+            "'<name>-source', the roles '{<name>}' and '{<name>num}' and the variable '<NAME>_SOURCE_URL'."),
+    Setting("slimebook_fetch_command", "source", DEFAULT_FETCH_COMMAND, "", str,
+            "The command an error names when the pinned commit is not in the source cache."),
     Setting("slimebook_scan_categories", "scan", "", "env", str,
             "The usage scanner's category table (a TOML categories file), relative to the configuration directory; "
             "'' for the table shipped with the extension (the standard library's concurrency APIs)."),
@@ -62,7 +67,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("slimebook_context_box_docs", "house", [], "env", list,
             "Docname patterns of chapters that must open with a context box (house rules)."),
     Setting("slimebook_lint_symbols", "house", [], "env", list,
-            "Docname patterns whose prose may not name a Slime definition without a {slime} citation."),
+            "Docname patterns whose prose may not name a definition of the source without a citation role."),
     Setting("slimebook_anchors_policy", "anchors", "ascii", "env", str,
             "Which section ids count as stable: 'ascii' or 'explicit' (labels only)."),
     Setting("slimebook_anchors_manifest", "anchors", "", "", str,

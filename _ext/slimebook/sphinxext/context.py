@@ -4,7 +4,8 @@ The lifecycle of the :class:`~slimebook.store.SourceStore` lives here, not in a 
 directives, roles and page generators that read the pin all import this small module and nothing imports
 back (the way ``sphinx.ext.viewcode`` keeps its state apart from its directives). ``builder-inited`` opens
 the store named by ``slimebook_lock`` / ``slimebook_source`` (:func:`open_store`); :func:`get_store` hands it
-out. :func:`builds_pages` is the one answer to "does this builder get the generated pages";
+out, :func:`source_names` the names ``slimebook_source`` gives (``slime-source``, ``{slime}``, …).
+:func:`builds_pages` is the one answer to "does this builder get the generated pages";
 :func:`page_stamp_base` is what every generated page depends on besides its own data, and
 :func:`reading_order` the book's one walk of its toctrees.
 """
@@ -13,18 +14,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from pathlib import Path
 
 import sphinx
 from sphinx.application import Sphinx
+from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
-from sphinx.errors import ExtensionError
+from sphinx.errors import ConfigError, ExtensionError
 
 from ..lock import LockError, load_lock
+from ..names import SourceNames
 from ..snapshots import RENDERER_VERSION
 from ..store import SourceError, SourceStore
 from .config import declare as declare_config
 from .config import load_redirects
+
+
+def source_names(config: Config) -> SourceNames:
+    """The public names ``slimebook_source`` gives (:class:`slimebook.names.SourceNames`): the directive and roles
+    the build registers, and the names every check and page of the build recognises citations by.
+
+    Raises:
+        ConfigError: ``slimebook_source`` is not a valid source name (the message says what is allowed).
+    """
+    try:
+        return SourceNames(config.slimebook_source)
+    except ValueError as exc:
+        raise ConfigError(f"slimebook_source: {exc}") from exc
 
 
 def get_store(env: BuildEnvironment) -> SourceStore:
@@ -54,12 +71,30 @@ def open_store(app: Sphinx) -> None:
     path = Path(app.confdir, app.config.slimebook_lock)
     try:
         lock = load_lock(path, app.config.slimebook_source)
-        store = SourceStore(lock)
+        store = SourceStore(lock, fetch_command=app.config.slimebook_fetch_command)
         store.require()
     except (LockError, SourceError) as exc:
         raise ExtensionError(f"slimebook: {exc}") from exc
     app.env.slimebook_store = store  # type: ignore[attr-defined]
     app.env.slimebook_lock_path = path  # type: ignore[attr-defined]
+    _APPS[app.env] = weakref.ref(app)  # a weak value too: a strong one would keep the key (app.env) alive
+
+
+#: the application of each open environment (set at ``builder-inited``), for transforms: Sphinx 9 deprecates
+#: ``SphinxTransform.app`` and keeps the app only in a private attribute of the environment
+_APPS: weakref.WeakKeyDictionary[BuildEnvironment, weakref.ref[Sphinx]] = weakref.WeakKeyDictionary()
+
+
+def app_of(env: BuildEnvironment) -> Sphinx:
+    """The application building with ``env`` (a transform knows only its environment).
+
+    Raises:
+        ExtensionError: before ``builder-inited`` has run for ``env``.
+    """
+    app = _APPS[env]() if env in _APPS else None
+    if app is None:
+        raise ExtensionError("slimebook: no application for this environment (builder-inited has not run)")
+    return app
 
 
 def close_store(app: Sphinx, exception: BaseException | None) -> None:
@@ -145,6 +180,6 @@ def reading_order(env: BuildEnvironment) -> list[str]:
 
 def setup(app: Sphinx) -> None:
     """Declare where the pin is read from, open the store when the builder starts and close it when it ends."""
-    declare_config(app, "source")  # slimebook_lock, slimebook_source
+    declare_config(app, "source")  # slimebook_lock, slimebook_source, slimebook_fetch_command
     app.connect("builder-inited", open_store)
     app.connect("build-finished", close_store, priority=900)

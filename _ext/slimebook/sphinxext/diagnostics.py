@@ -55,7 +55,7 @@ _APP = "slimebook_warned_docs"
 class SlimebookWarning(enum.Enum):
     """Every warning subtype the extension emits (``type="slimebook"``, ``subtype=<value>``)."""
 
-    SOURCE = "source"  #: ``slime-source`` and ``{slime}``: a citation that does not resolve at the pin
+    SOURCE = "source"  #: the citation directive and role (``slime-source``, ``{slime}``): a citation not at the pin
     EXPERIMENT = "experiment"  #: ``experiment``: missing script, decoding, timeout, options
     TEACHES = "teaches"  #: ``lesson-teaches``: an empty list
     USAGE = "usage"  #: ``usage-index`` and ``{usage}``: unknown names, categories, pages
@@ -214,6 +214,17 @@ def _stop(app: Sphinx) -> None:
     if handler is not None:
         std_logging.getLogger("sphinx").removeHandler(handler)
         del app.slimebook_warned_handler  # type: ignore[attr-defined]
+
+
+#: Emitted by a gate after it logged errors (not warnings): ``slimebook-errors-reported(app, count)``.
+ERRORS_REPORTED = "slimebook-errors-reported"
+
+
+def declare_event(app: Sphinx, name: str) -> None:
+    """Register the event ``name`` unless it is registered already (parts that may be loaded alone each declare the
+    events they emit or listen to)."""
+    if name not in app.events.events:
+        app.add_event(name)
 
 
 def setup(app: Sphinx) -> None:

@@ -1,2 +1,2 @@
-extensions = ["myst_parser", "slimebook.sphinxext.gates.anchors"]
+extensions = ["myst_parser", "slimebook.sphinxext.gates.anchors", "slimebook.sphinxext.fixes.errorcount"]
 exclude_patterns = ["_build"]

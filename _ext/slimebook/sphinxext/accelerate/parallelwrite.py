@@ -218,22 +218,8 @@ class PipelinedWriteMixin:
         except OSError:
             return 1.0
 
-    def _write_pipelined(self: Any, docnames: Sequence[str], nproc: int) -> None:
-        from sphinx.builders import BuildPhase
-
-        indexer = self.indexer
-        collected: dict[str, _Collected] = {}
-
-        def write_process(docs: list[tuple[str, nodes.document]]) -> dict[str, _Collected]:
-            os.nice(WRITER_NICENESS)
-            self.phase = BuildPhase.WRITING
-            words = {}
-            for docname, doctree in docs:
-                if indexer is not None:
-                    words[docname] = _collect(indexer, doctree)  # before the translator may change the doctree
-                self.write_doc(docname, doctree)
-            return words
-
+    def _order_of_work(self: Any, docnames: Sequence[str], nproc: int) -> tuple[str, str, list[list[str]]]:
+        """``(opener, first, chunks)``: the two cheapest documents and the others in chunks of about equal cost."""
         costs = {name: self._cost(name) for name in docnames}
         # the two cheapest documents: the first writer forks with the cheaper as soon as it is resolved; the main
         # process writes the other meanwhile, as Sphinx writes its first document, so that the writers forked
@@ -243,6 +229,46 @@ class PipelinedWriteMixin:
         chunks = chunks_by_cost(rest, CHUNKS_PER_WRITER * nproc, costs.__getitem__)
         if chunks and len(chunks[0]) > 1:  # the second writer forks after one more document, not a chunk
             chunks[:1] = [chunks[0][:1], chunks[0][1:]]
+        return opener, first, chunks
+
+    def _write_chunk(self: Any, docs: list[tuple[str, nodes.document]]) -> dict[str, _Collected]:
+        """A forked writer's task: each page's words for the search index, then the page; returns docname → words."""
+        from sphinx.builders import BuildPhase
+
+        os.nice(WRITER_NICENESS)
+        self.phase = BuildPhase.WRITING
+        words = {}
+        for docname, doctree in docs:
+            if self.indexer is not None:
+                words[docname] = _collect(self.indexer, doctree)  # before the translator may change the doctree
+            self.write_doc(docname, doctree)
+        return words
+
+    def _write_here(self: Any, docname: str, doctree: nodes.document, collected: dict[str, _Collected]) -> None:
+        """Write a page in the main process, its words collected into ``collected`` first."""
+        from sphinx.builders import BuildPhase
+
+        self.phase = BuildPhase.WRITING
+        if self.indexer is not None:
+            collected[docname] = _collect(self.indexer, doctree)
+        self.write_doc(docname, doctree)
+
+    def _index_by_name(self: Any, resolved: list[tuple[str, nodes.document]], collected: dict[str, _Collected],
+                       tasks: _Tasks) -> None:
+        """Feed the index every resolved page in the order of the names, as Sphinx feeds it; each page with the words
+        its writer collected, waiting for them while a writer still has them."""
+        from sphinx.builders import BuildPhase
+
+        self.phase = BuildPhase.WRITING
+        for docname, doctree in sorted(resolved, key=lambda pair: pair[0]):
+            while docname not in collected and tasks.poll():
+                time.sleep(0.01)
+            self._index(docname, doctree, collected.pop(docname, None))
+
+    def _write_pipelined(self: Any, docnames: Sequence[str], nproc: int) -> None:
+        """Write ``docnames`` (sorted) with ``nproc`` forked writers in the order the module docstring gives."""
+        opener, first, chunks = self._order_of_work(docnames, nproc)
+        collected: dict[str, _Collected] = {}
         progress = status_iterator([[opener], *chunks], __("writing output... "), "darkgreen", len(chunks) + 1,
                                    self.config.verbosity)
 
@@ -254,27 +280,17 @@ class PipelinedWriteMixin:
         tasks = _Tasks(nproc)
         try:
             resolved: list[tuple[str, nodes.document]] = [(opener, self._resolve(opener, warmed))]
-            tasks.add_task(write_process, resolved[:1], on_chunk_done)
-            doctree = self._resolve(first, warmed)
-            resolved.append((first, doctree))
-            self.phase = BuildPhase.WRITING
-            if indexer is not None:
-                collected[first] = _collect(indexer, doctree)
-            self.write_doc(first, doctree)
+            tasks.add_task(self._write_chunk, resolved[:1], on_chunk_done)
+            resolved.append((first, self._resolve(first, warmed)))
+            self._write_here(first, resolved[-1][1], collected)
             for chunk in chunks:
                 arg = []
                 for docname in chunk:
                     arg.append((docname, self._resolve(docname, warmed)))
                     tasks.poll()
                 resolved.extend(arg)
-                tasks.add_task(write_process, arg, on_chunk_done)
-            # the index is fed in the order of the names, as Sphinx feeds it; each page with the words its writer
-            # collected, waiting for them while a writer still has them
-            self.phase = BuildPhase.WRITING
-            for docname, doctree in sorted(resolved, key=lambda pair: pair[0]):
-                while docname not in collected and tasks.poll():
-                    time.sleep(0.01)
-                self._index(docname, doctree, collected.pop(docname, None))
+                tasks.add_task(self._write_chunk, arg, on_chunk_done)
+            self._index_by_name(resolved, collected, tasks)
         except BaseException:
             tasks.terminate()
             raise

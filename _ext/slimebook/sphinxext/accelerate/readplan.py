@@ -33,6 +33,8 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util.parallel import make_chunks, parallel_available
 
+from ...names import DEFAULT_SOURCE, SourceNames
+from ..context import source_names
 from ..guard import Requirement
 from . import search
 
@@ -44,15 +46,16 @@ REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.util.parallel:make_chunks", ("arguments", "nproc")),
 )
 
-__all__ = ["estimate_seconds", "makespan", "plan_chunks", "setup"]
+__all__ = ["estimate_seconds", "makespan", "marks", "plan_chunks", "setup"]
 
 #: estimated seconds of reading per document and per byte of its source, beside what :data:`SECONDS_PER_MARK`
 #: counts (least squares over this book's 38 documents read with ``-j 2``: the size alone explained little)
 SECONDS_PER_DOCUMENT = 0.035
 SECONDS_PER_BYTE = 1e-6
 #: estimated seconds per occurrence of each mark in a source: what makes a page of this book slow to read (a
-#: ``{slime}`` role resolves a name at the pin, about 1.8 ms; ``repo-map`` counts the lines of every file, 0.17 s)
-SECONDS_PER_MARK = {"{slime}`": 0.0018, "{slime-source}": 0.004, "{usage-index}": 0.01, "{repo-map}": 0.17}
+#: citation role resolves a name at the pin, about 1.8 ms; ``repo-map`` counts the lines of every file, 0.17 s).
+#: ``{role}`` and ``{directive}`` stand for the book's citation names (``{slime}``, ``slime-source``: :func:`marks`).
+SECONDS_PER_MARK = {"{role}`": 0.0018, "{directive}": 0.004, "{usage-index}": 0.01, "{repo-map}": 0.17}
 #: what a reader pays once, whatever it reads (Pygments' filename patterns, the store's git process, the scan, the
 #: environment pickled back to the main process): about 0.3 s measured per chunk
 SECONDS_PER_READER = 0.3
@@ -62,11 +65,19 @@ SWAP_BUDGET = 40_000
 PLACE_BUDGET = 20_000
 
 
-def estimate_seconds(text: str) -> float:
+def marks(names: SourceNames) -> dict[str, float]:
+    """:data:`SECONDS_PER_MARK` with the citation marks spelled for the book: ``{role}``` → ``{slime}```,
+    ``{directive}`` → ``{slime-source}`` for the source name ``slime``."""
+    spelled = {"{role}`": f"{{{names.role}}}`", "{directive}": f"{{{names.directive}}}"}
+    return {spelled.get(mark, mark): seconds for mark, seconds in SECONDS_PER_MARK.items()}
+
+
+def estimate_seconds(text: str, per_mark: dict[str, float]) -> float:
     """Estimated seconds to read a document whose source is ``text``: :data:`SECONDS_PER_DOCUMENT`, plus
-    :data:`SECONDS_PER_BYTE` per byte of its UTF-8 form, plus :data:`SECONDS_PER_MARK` per mark it holds."""
-    marks = sum(text.count(mark) * seconds for mark, seconds in SECONDS_PER_MARK.items())
-    return SECONDS_PER_DOCUMENT + SECONDS_PER_BYTE * len(text.encode("utf-8", "surrogatepass")) + marks
+    :data:`SECONDS_PER_BYTE` per byte of its UTF-8 form, plus the seconds of ``per_mark`` (:func:`marks`) for each
+    mark it holds."""
+    found = sum(text.count(mark) * seconds for mark, seconds in per_mark.items())
+    return SECONDS_PER_DOCUMENT + SECONDS_PER_BYTE * len(text.encode("utf-8", "surrogatepass")) + found
 
 
 def makespan(chunk_costs: Sequence[float], workers: int, startup: float = SECONDS_PER_READER,
@@ -183,7 +194,10 @@ def order_for_readers(app: Sphinx, env: Any, docnames: list[str]) -> None:
     sizes = [len(chunk) for chunk in make_chunks(docnames, app.parallel)]
     if len(sizes) < 2:
         return
-    costs = {name: estimate_seconds(_source(env, name)) for name in docnames}
+    # the book's citation names; the extension's default when the accelerator runs without it (a test root)
+    names = source_names(app.config) if "slimebook_source" in app.config else SourceNames(DEFAULT_SOURCE)
+    per_mark = marks(names)
+    costs = {name: estimate_seconds(_source(env, name), per_mark) for name in docnames}
     main_work = search.LOAD_SECONDS if search.loads_while_reading(app) else 0.0
     docnames[:] = [name for chunk in plan_chunks(costs, sizes, app.parallel, main_work) for name in chunk]
 

@@ -1,6 +1,9 @@
-"""``slime-source`` directive and ``{slime}`` role: pinned, verified citations of Slime.
+"""The citation directive and role: pinned, verified citations of the book's source.
 
-The directive parses options and hands them to :func:`slimebook.excerpt.read_excerpt`; the reader's
+Both are named by ``slimebook_source`` (:func:`~slimebook.sphinxext.context.source_names`): ``slime-source`` and
+``{slime}`` for ``"slime"``, ``demo-source`` and ``{demo}`` for ``"demo"``; they are registered at
+``config-inited``, once the name is known. The directive parses options and hands them to
+:func:`slimebook.excerpt.read_excerpt`; the reader's
 :class:`~slimebook.excerpt.ExcerptError` becomes a warning at ``docname:line`` and the build goes on
 (``-W`` turns it into a failure). Every resolved citation is recorded on the environment per
 docname, merged in ``env-merge-info`` and purged in ``env-purge-doc`` (parallel-read safe).
@@ -20,6 +23,7 @@ from docutils.parsers.rst import directives
 from pygments.lexers import get_all_lexers, get_lexer_for_filename
 from pygments.util import ClassNotFound
 from sphinx.application import Sphinx
+from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
@@ -28,7 +32,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from ...citations import parse_role_text
 from ...excerpt import Excerpt, ExcerptError, read_excerpt
 from ...lock import SourceLock
-from ..context import builds_pages, get_store, lock_path
+from ..context import app_of, builds_pages, get_store, lock_path, source_names
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envdata import doc_data, keep_per_doc
 from ..environment.envrecords import CitationRecord
@@ -174,7 +178,7 @@ class ExcerptCaptions(SphinxPostTransform):
     default_priority = 20
 
     def run(self, **kwargs: Any) -> None:
-        app = self.env._app  # Sphinx 9: transforms reach the app through env
+        app = app_of(self.env)
         build = CAPTION_BUILDERS[caption_kind(app)]
         for node in list(self.document.findall(excerpt_caption)):
             node.replace_self(build(app, node))
@@ -193,7 +197,8 @@ def _caption_nodes(lock: SourceLock, excerpt: Excerpt, caption: str | None, docn
 
 # -- directive --------------------------------------------------------------------------------------
 class SlimeSource(SphinxDirective):
-    """``slime-source``: a pinned excerpt of a Slime file with its source line numbers.
+    """``slime-source`` (``<source name>-source``): a pinned excerpt of a file of the source with its source line
+    numbers.
 
     Argument: repo-relative path. Options: ``:lines:`` (``81-104``, ``81-90,95``), ``:pyobject:``
     (qualified name), ``:emphasize-lines:`` (source line numbers), ``:caption:``, ``:name:``.
@@ -225,7 +230,7 @@ class SlimeSource(SphinxDirective):
         except ExcerptError as exc:  # at the line of the option at fault, when one is
             named = options_named(exc.option)
             line = option_line(self, named[0]) if named else self.lineno
-            warn(self.env, SlimebookWarning.SOURCE, "slime-source: %s", exc, location=(self.env.docname, line))
+            warn(self.env, SlimebookWarning.SOURCE, "%s: %s", self.name, exc, location=(self.env.docname, line))
             return []
         self.env.note_dependency(str(lock_path(self.env)))
         _record(self.env, self.lineno, "directive", excerpt,
@@ -246,8 +251,8 @@ class SlimeSource(SphinxDirective):
                 anchor = named
             else:
                 warn(self.env, SlimebookWarning.ANCHOR,
-                     "slime-source: %s: :name: %r gives no ASCII id; the excerpt keeps its derived id %r",
-                     path, self.options["name"], anchor, location=(self.env.docname, self.lineno))
+                     "%s: %s: :name: %r gives no ASCII id; the excerpt keeps its derived id %r",
+                     self.name, path, self.options["name"], anchor, location=(self.env.docname, self.lineno))
         wrapper["ids"].append(_unique(self.state.document, anchor))
         self.set_source_info(wrapper)
         if "name" in self.options:
@@ -289,7 +294,8 @@ def _doc_lines(path: str, mtime_ns: int) -> list[str]:
 
 # -- role -------------------------------------------------------------------------------------------
 class SlimeRole(SphinxRole):
-    """``{slime}`path:81```, ``{slime}`path:81-90```, ``{slime}`path```, ``{slime}`Symbol <path>```.
+    """The citation role (``{slime}``, named by the source name): ``{slime}`path:81```, ``{slime}`path:81-90```,
+    ``{slime}`path```, ``{slime}`Symbol <path>```.
 
     With an explicit title and a target without lines, the title is a qualified name looked up as
     ``:pyobject:`` in that file. Renders the title (or ``path:line``) as inline code linked to the
@@ -342,7 +348,8 @@ class SlimeRole(SphinxRole):
         return self.lineno
 
     def _fail(self, message: str) -> tuple[list[nodes.Node], list[nodes.system_message]]:
-        warn(self.env, SlimebookWarning.SOURCE, "slime: %s", message, location=(self.env.docname, self._line()))
+        warn(self.env, SlimebookWarning.SOURCE, "%s: %s", self.name, message,
+             location=(self.env.docname, self._line()))
         return [nodes.literal(self.rawtext, self.text, classes=["slime-broken"])], []
 
 
@@ -378,12 +385,23 @@ def keep_blank_lines(app: Sphinx, config: Any) -> None:
     config.highlight_options = options
 
 
+def register_citations(app: Sphinx, config: Config) -> None:
+    """``config-inited``: register the directive and the role under the names ``slimebook_source`` gives.
+
+    Raises:
+        ConfigError: ``slimebook_source`` is not a valid source name.
+    """
+    names = source_names(config)
+    app.add_directive(names.directive, SlimeSource)
+    app.add_role(names.role, SlimeRole())
+
+
 def setup(app: Sphinx) -> None:
-    """Register the directive, the role and environment hooks (the store and its config: :mod:`.context`)."""
-    app.add_directive("slime-source", SlimeSource)
+    """Register the directive and the role (once their names are known), the caption transforms and environment
+    hooks (the store and its config: :mod:`.context`)."""
+    app.connect("config-inited", register_citations)
     app.add_post_transform(SingleLabelForRuns)
     app.add_node(excerpt_caption)  # replaced by ExcerptCaptions in every builder
     app.add_post_transform(ExcerptCaptions)
-    app.add_role("slime", SlimeRole())
     app.connect("config-inited", keep_blank_lines, priority=900)  # after Sphinx converts the old form (800)
     keep_per_doc(app, "slimebook_citations")

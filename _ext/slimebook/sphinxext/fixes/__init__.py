@@ -21,7 +21,7 @@ from ..guard import set_up_guarded
 __all__ = ["FIXES", "setup"]
 
 #: The fixes, in the order they are set up.
-FIXES: tuple[str, ...] = ("duplicatetargets", "indexentries")
+FIXES: tuple[str, ...] = ("duplicatetargets", "indexentries", "errorcount")
 
 
 def setup(app: Sphinx) -> None:

@@ -50,7 +50,7 @@ from ...anchorcheck import (
 )
 from ..config import declare as declare_config
 from ..config import file_setting, load_redirects
-from ..diagnostics import SlimebookWarning, warn
+from ..diagnostics import ERRORS_REPORTED, SlimebookWarning, declare_event, warn
 from ..environment.envdata import doc_data, keep_per_doc
 
 logger = logging.getLogger(__name__)
@@ -190,10 +190,9 @@ def _finish(app: Sphinx, exc: Exception | None) -> None:
     for problem in problems:
         logger.error("anchors: %s", problem, type="slimebook", subtype="anchor")
     if problems:
-        # Sphinx counts every record at WARNING or above as a warning ("build finished with problems, 2 warnings");
-        # these are errors, the build's status is 1 for them (below), so they leave that count and are summed here.
-        if isinstance(getattr(app, "_warncount", None), int):
-            app._warncount -= len(problems)
+        # errors, not warnings: the build's status is 1 for them (below); a fix may take them out of Sphinx's warning
+        # count (slimebook.sphinxext.fixes.errorcount)
+        app.emit(ERRORS_REPORTED, len(problems))
         logger.info("anchors: check failed: %d error%s (published anchors that would break readers' links)",
                     len(problems), "" if len(problems) == 1 else "s")
     new = sorted(a.key for a in anchors if a.key not in published)
@@ -281,6 +280,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     declare_config(app, "anchors")  # slimebook_anchors_policy, _manifest, _redirects, _mode
     app.add_event("slimebook-doc-anchors")
     app.add_event("slimebook-page-anchors")
+    declare_event(app, ERRORS_REPORTED)
     app.connect("config-inited", _check_config)
     app.connect("slimebook-doc-anchors", _sections)
     app.connect("slimebook-doc-anchors", _experiments_and_sources)

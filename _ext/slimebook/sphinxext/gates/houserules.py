@@ -5,11 +5,12 @@ Two rules of the writers' page (``chapters/meta/building.md``), checked when a d
 * **A guide chapter opens with a context box.** Documents matching ``slimebook_context_box_docs`` (fnmatch
   patterns on docnames; a pattern starting with ``!`` exempts) must hold a ``context-box``. The warning is at the
   document's title.
-* **A Slime function named in prose is cited with ``{slime}``.** In documents matching ``slimebook_lint_symbols``
+* **A function of the source named in prose is cited with the citation role** (``{slime}``, named by
+  ``slimebook_source``). In documents matching ``slimebook_lint_symbols``
   (patterns as above), inline code
   in prose (not inside a link or a cross-reference) that names a definition at the pin, qualified
   (``BaseHarness.run``) or by a distinctive last part (``launch_and_wait``: with ``_`` or a capital, not a dunder,
-  not a standard-library name), while the document cites that name with no ``{slime}`` role, gets one warning per
+  not a standard-library name), while the document cites that name with no citation role, gets one warning per
   name and document, at its first mention, with the role to write. A name defined in a file the document already
   cites (an excerpt, a role) counts as cited. Which names are defined at the pin comes from
   :func:`slimebook.symbols.pin_symbols`.
@@ -38,7 +39,7 @@ from sphinx.application import Sphinx
 from ...store import SourceError
 from ...symbols import PinSymbols, pin_symbols
 from ..config import declare as declare_config
-from ..context import get_store
+from ..context import get_store, source_names
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envrecords import citations
 
@@ -101,7 +102,7 @@ def symbol_mentions(doctree: nodes.document, symbols: PinSymbols, cited: set[str
     Args:
         doctree: a document.
         symbols: the definitions at the pin.
-        cited: qualified names this document cites with ``{slime}`` / ``slime-source`` (their last parts count too).
+        cited: qualified names this document cites with the citation role or directive (their last parts count too).
         cited_paths: files this document cites; a name defined in one of them counts as cited (the excerpt or the
             link is one click away).
     Returns:
@@ -166,12 +167,14 @@ def _check(app: Sphinx, doctree: nodes.document) -> None:
         source = Path(env.doc2path(docname)).read_text(encoding="utf-8").splitlines()
     except OSError:  # pragma: no cover - the document was just read
         source = []
+    role = source_names(app.config).role
     for literal, text, meant in symbol_mentions(doctree, symbols, cited, paths):
         qualname = meant[0]
         path = symbols.qualified[qualname][0]
         more = f" (also defined as {', '.join(meant[1:3])}{' …' if len(meant) > 3 else ''})" if len(meant) > 1 else ""
-        warn(env, SlimebookWarning.HOUSE, "house rule: `%s` is a Slime definition at the pin%s, named here without "
-             "a citation; cite it once in this document: {slime}`%s <%s>`", text, more, qualname, path,
+        warn(env, SlimebookWarning.HOUSE, "house rule: `%s` is a %s definition at the pin%s, named here without "
+             "a citation; cite it once in this document: {%s}`%s <%s>`", text, get_store(env).lock.name, more, role,
+             qualname, path,
              location=(docname, _source_line(source, f"`{text}`", _line(literal))))
 
 

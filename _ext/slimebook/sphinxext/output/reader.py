@@ -27,8 +27,10 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 
 def _add_templates_path(app: Sphinx, config: Config) -> None:
+    # a new list: appending would change Sphinx's default (one list shared by every Config of the process) when the
+    # book does not set templates_path
     if str(TEMPLATES) not in config.templates_path:
-        config.templates_path.append(str(TEMPLATES))
+        config.templates_path = [*config.templates_path, str(TEMPLATES)]
 
 
 def _add_static_path(app: Sphinx) -> None:

@@ -34,7 +34,7 @@ from sphinx.util import logging
 from ...atomicio import atomic_write
 from ...snapshots import render_snapshot, snapshot_pagename
 from ...store import SourceContentError, SourceError
-from ..context import builds_pages, get_store, page_stamp_base
+from ..context import app_of, builds_pages, get_store, page_stamp_base
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envrecords import citations
 from ..environment.scancache import get_scan
@@ -86,11 +86,12 @@ class SnapshotLinks(SphinxPostTransform):
     default_priority = 20  # before other post-transforms look at references
 
     def run(self, **kwargs: Any) -> None:
-        pages = builds_pages(self.env._app)  # Sphinx 9: transforms reach the app through env
+        app = app_of(self.env)
+        pages = builds_pages(app)
         for node in list(self.document.findall(snapshot_ref)):
             parent = node.parent
             if pages:
-                link = snapshot_link(self.env._app, node.get("refdoc") or self.env.docname, node["path"], node["line"],
+                link = snapshot_link(app, node.get("refdoc") or self.env.docname, node["path"], node["line"],
                                      *node.children)
                 node.replace_self([nodes.Text(node["sep"]), link] if node.get("sep") else [link])
                 continue

@@ -31,9 +31,10 @@ from sphinx.environment import BuildEnvironment
 
 from ...atomicio import atomic_write
 from ...drift import Cited, Drift, DriftChecker, Status, summarize
+from ...names import SourceNames
 from ...spans import runs_label
 from ...store import SourceError, SourceStore
-from ..context import builds_pages, get_store, page_stamp_base, reading_order
+from ..context import builds_pages, get_store, page_stamp_base, reading_order, source_names
 from ..environment.envrecords import CitationRecord
 from ..environment.envrecords import citations as env_citations
 from ..gates.anchors import moved_ids_script
@@ -70,9 +71,11 @@ def _code(text: str) -> nodes.literal:
     return nodes.literal(text, text)
 
 
-def _intro() -> Parts:
+def _intro(names: SourceNames) -> Parts:
+    """The page's first paragraph; it names the book's citation directive and role (``names``)."""
     return [
-        "本页列出书中每一处 Slime 引用（", _code("slime-source"), " 指令和 ", _code("{slime}"), " 行内角色）、"
+        "本页列出书中每一处 Slime 引用（", _code(names.directive), " 指令和 ", _code(f"{{{names.role}}}"),
+        " 行内角色）、"
         "构建时读取的 blob，以及它与锁文件记录的上一个 pin 相比的状态：",
         nodes.strong("未变", "未变"), "是上一个 pin 的同样行号上就是同样的文字；",
         nodes.strong("移动", "移动"), "是文字相同、行号不同；",
@@ -250,7 +253,7 @@ def _body(page: GeneratedPage, records: list[CitationRecord], sentence: Parts,
     """The page's body: the introduction, the pins, the counts, the table and the diffs."""
     lock = get_store(page.app.env).lock
     section = make_section(LABEL, TITLE)
-    section += make_para(*_intro())
+    section += make_para(*_intro(source_names(page.app.config)))
     section += make_para("当前 pin：", _code(lock.commit), f"（{lock.name}）。", *sentence)
     section += _summary(records, drifts)
     diffs: dict[Selection, _Diff] = {}
@@ -266,7 +269,7 @@ def _stamp(app: Sphinx, records: list[CitationRecord], sentence: Parts, drifts: 
     shown = [None if d is None else [str(d.status), d.new_runs, d.note,
                                      d.diff(reverse=True) if d.status is Status.CHANGED else ""] for d in drifts]
     payload = json.dumps([
-        page_stamp_base(app), [dict(r) for r in records], shown,
+        page_stamp_base(app), source_names(app.config).source, [dict(r) for r in records], shown,
         "".join(p if isinstance(p, str) else p.astext() for p in sentence), moved_ids_script(app, PAGENAME),
         [hashlib.sha256(p.read_bytes()).hexdigest() for p in _CODE],
     ], ensure_ascii=False)

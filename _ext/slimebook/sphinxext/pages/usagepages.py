@@ -71,7 +71,7 @@ TSV_FILE = f"{PAGE_ROOT}/usage.tsv"
 _STAMP = f"{PAGE_ROOT}/.stamp"
 _CODE = tuple(Path(__file__).parents[1] / n for n in (
     "directives/usage.py", "pages/usagetables.py", "pages/render.py", "pages/usagepages.py", "gates/coverage.py",
-    "gates/candidates.py"))
+    "gates/candidates.py")) + tuple(sorted((Path(__file__).parents[2] / "usage").glob("*.py")))  # the coverage rules
 
 _KIND_TEXT = {
     "import": "导入", "api_call": "调用", "api_reference": "引用", "method_call": "方法调用",
@@ -319,20 +319,12 @@ def _files(page: GeneratedPage) -> nodes.section:
 
 
 def _coverage(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.section:
-    app = page.app
     section = make_section("slimebook-usage-coverage", "课程覆盖表")
     section += make_para(
         "本表列出扫描在固定提交中找到的每个 API 名称和每种 async 语法"
         "（只计调用、引用、方法调用和语法；导入和候选不算），以及讲解它的课（由各课的 ", _code("lesson-teaches"),
         " 声明）或豁免它的理由。未覆盖的排在最前；构建时每个未覆盖的名称、每条不再起作用的豁免都是一条警告。")
-    if waivers.path is None or not waivers.exists:
-        section += make_para("没有豁免文件，所以构建不检查覆盖。", classes=["slimebook-usage-gate-off"])
-    else:
-        where = Path(waivers.path).relative_to(app.confdir) if Path(waivers.path).is_relative_to(app.confdir) \
-            else waivers.path
-        reasons = len({w.reason for w in waivers.waivers})
-        section += make_para("豁免文件：", _code(str(where)),
-                             f"，{reasons} 条理由，{len(waivers.waivers)} 个名称模式。")
+    section += _waiver_file_note(page.app, waivers)
     section += make_para(f"共 {len(cov.rows)} 个名称：已讲解 {len(cov.by_status('taught'))}，"
                          f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}。")
     rows: list[list[nodes.Node | str]] = []
@@ -347,7 +339,24 @@ def _coverage(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.
         ])
     section += simple_table(["状态", "名称", "讲解或豁免", "次数", "类别"], rows, ["slimebook-usage-coverage"],
                              wrap=(2,))
+    section += _absent_section(page, cov)
+    if waivers.waivers:
+        section += _waivers_section(cov, waivers)
+    return section
 
+
+def _waiver_file_note(app: Sphinx, waivers: WaiverFile) -> nodes.paragraph:
+    """The coverage page's sentence on the waiver file: where it is and what it holds, or that there is none."""
+    if waivers.path is None or not waivers.exists:
+        return make_para("没有豁免文件，所以构建不检查覆盖。", classes=["slimebook-usage-gate-off"])
+    where = Path(waivers.path).relative_to(app.confdir) if Path(waivers.path).is_relative_to(app.confdir) \
+        else waivers.path
+    reasons = len({w.reason for w in waivers.waivers})
+    return make_para("豁免文件：", _code(str(where)), f"，{reasons} 条理由，{len(waivers.waivers)} 个名称模式。")
+
+
+def _absent_section(page: GeneratedPage, cov: Coverage) -> nodes.section:
+    """The names lessons teach that Slime does not use, then the classes used only through their instances."""
     absent = make_section("slimebook-usage-absent", "课程讲解、但 Slime 没有用到的名称")
     if cov.absent:
         items = nodes.bullet_list()
@@ -362,16 +371,17 @@ def _coverage(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.
         for docname, pattern, uses in cov.instance_only:
             items += nodes.list_item("", make_para(_code(pattern), f"（实例方法 {uses} 处）：", page.lesson(docname)))
         absent += items
-    section += absent
+    return absent
 
-    if waivers.waivers:
-        stale = {w.pattern: why for w, why in cov.stale}
-        table = make_section("slimebook-usage-waivers", "豁免条目")
-        rows = [[make_para(_code(w.pattern)), w.reason, str(len(cov.waiver_hits.get(w.pattern, []))),
-                 "不再起作用：" + stale[w.pattern] if w.pattern in stale else "—"] for w in waivers.waivers]
-        table += simple_table(["模式", "理由", "匹配的名称", "问题"], rows, ["slimebook-usage-waivers"], wrap=(1, 3))
-        section += table
-    return section
+
+def _waivers_section(cov: Coverage, waivers: WaiverFile) -> nodes.section:
+    """The waiver file's entries: pattern, reason, names it matches, and why it no longer applies."""
+    stale = {w.pattern: why for w, why in cov.stale}
+    table = make_section("slimebook-usage-waivers", "豁免条目")
+    rows = [[make_para(_code(w.pattern)), w.reason, str(len(cov.waiver_hits.get(w.pattern, []))),
+             "不再起作用：" + stale[w.pattern] if w.pattern in stale else "—"] for w in waivers.waivers]
+    table += simple_table(["模式", "理由", "匹配的名称", "问题"], rows, ["slimebook-usage-waivers"], wrap=(1, 3))
+    return table
 
 
 # -- collection --------------------------------------------------------------------------------------------
