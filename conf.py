@@ -127,22 +127,24 @@ latex_engine = "xelatex"
 latex_documents = [(root_doc, "slimebook.tex", project, author, "manual")]
 latex_use_xindy = False  # makeindex is enough for this book; xindy is not in the Debian set we install
 latex_show_urls = "no"
+# Sphinx loads xeCJK for zh with xelatex (Latin text stays in FreeSerif/FreeSans/FreeMono); give xeCJK the Noto CJK
+# fonts (Debian fonts-noto-cjk). Only for a Chinese build: without xeCJK these commands do not exist.
+_CJK_PREAMBLE = r"""
+\setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
+\setCJKsansfont{Noto Sans CJK SC}
+\setCJKmonofont{Noto Sans Mono CJK SC}
+% circled digits ①…⑳ are not in FreeSerif Bold: let xeCJK set them in the CJK font
+\xeCJKDeclareCharClass{CJK}{"2460 -> "24FF}""" if language.split("_")[0] == "zh" else ""
 latex_elements = {
     # A Chinese book: no babel/polyglossia "english" (Sphinx falls back to it for zh), no fncychap opener
-    # ("CHAPTER 1"); the extension's slimebook.sty sets the fixed strings in Chinese (目录, 第 1 章, 附录).
+    # ("CHAPTER 1"); the extension's slimebook.sty sets the fixed strings in the book's language (its message
+    # catalog: 目录, 第 1 章, 附录 in Chinese).
     "babel": "",
     "polyglossia": "",
     "fncychap": "",
     "papersize": "a4paper",
     "pointsize": "10pt",
-    # Sphinx loads xeCJK for zh with xelatex (Latin text stays in FreeSerif/FreeSans/FreeMono);
-    # give xeCJK the Noto CJK fonts (Debian fonts-noto-cjk).
-    "preamble": r"""
-\setCJKmainfont{Noto Serif CJK SC}[BoldFont={Noto Sans CJK SC Bold}]
-\setCJKsansfont{Noto Sans CJK SC}
-\setCJKmonofont{Noto Sans Mono CJK SC}
-% circled digits ①…⑳ are not in FreeSerif Bold: let xeCJK set them in the CJK font
-\xeCJKDeclareCharClass{CJK}{"2460 -> "24FF}
+    "preamble": _CJK_PREAMBLE + r"""
 % inline code may break after "_" too (snake_case names in narrow table columns were clipped)
 \makeatletter
 \let\slimebook@underscore\_

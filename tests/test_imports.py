@@ -107,7 +107,8 @@ def test_no_import_cycle() -> None:
 def test_no_private_name_of_another_module(module: str) -> None:
     private = [f"line {line}: {target}.{name}" for target, name, line in _imports(module)
                if target in MODULES and target != module and name and name.startswith("_")
-               and not (name.startswith("__") and name.endswith("__"))]
+               and not (name.startswith("__") and name.endswith("__"))
+               and name != "_"]  # gettext's ``_`` (slimebook.sphinxext.locale) is public by convention
     assert not private, f"{module} imports private names: {private}"
 
 
@@ -128,7 +129,8 @@ def test_readers_know_nothing_of_sphinx(module: str) -> None:
 
 
 #: The packages of the Sphinx layer and the packages each may import (``ARCHITECTURE.md``). ``base`` is the shared
-#: modules at the top of ``slimebook.sphinxext`` (config, context, diagnostics, guard) and ``environment``; the
+#: modules at the top of ``slimebook.sphinxext`` (config, context, diagnostics, guard), ``environment`` and
+#: ``locale`` (the message catalogs, a package like Sphinx's own ``sphinx.locale``); the
 #: package's ``__init__`` registers everything and may import anything. Nothing but ``accelerate`` imports
 #: ``accelerate``'s modules, and nothing but ``accelerate`` and ``fixes`` themselves import ``fixes``' modules.
 SPHINX_LAYERS: dict[str, set[str]] = {
@@ -147,7 +149,7 @@ def _layer(module: str) -> str | None:
     if not module.startswith("slimebook.sphinxext."):
         return None
     part = module.split(".")[2]
-    if part == "environment" or f"slimebook.sphinxext.{part}" in MODULES and not _is_package(
+    if part in ("environment", "locale") or f"slimebook.sphinxext.{part}" in MODULES and not _is_package(
             f"slimebook.sphinxext.{part}"):
         return "base"
     return part

@@ -4,7 +4,8 @@ Packages by job (``ARCHITECTURE.md`` maps them and their one-way imports): :mod:
 build environment), :mod:`.gates` (checks that fail ``-W``), :mod:`.pages` (generated pages), :mod:`.directives`
 (what chapters write), :mod:`.output` (PDF, search language, reader assets, preview), :mod:`.fixes` (guarded fixes
 of Sphinx behaviour) and :mod:`.accelerate` (guarded, switchable speed-ups); beside them the shared
-:mod:`.config`, :mod:`.context`, :mod:`.diagnostics` and :mod:`.guard`.
+:mod:`.config`, :mod:`.context`, :mod:`.diagnostics`, :mod:`.guard` and :mod:`.locale` (the fixed text in the book's
+language: Sphinx's message catalogs).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from sphinx.application import Sphinx
 
 from ..version import __version__
-from . import accelerate, context, diagnostics, fixes
+from . import accelerate, context, diagnostics, fixes, locale
 from .directives import buildinfo, course, guide, numbers, readingorder, readingpath, repomap, source, usage
 from .gates import candidates, coverage, houserules, suggestions
 from .output import latex, preview, reader, search
@@ -23,6 +24,7 @@ from .pages import backlinks, redirectpages, render, repomappages, snapshot, sou
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every part of the book's extension and return Sphinx's extension metadata."""
+    locale.setup(app)  # the message catalog of the book's language: every fixed text the extension writes
     diagnostics.setup(app)  # one path for warnings; documents that warned are read again
     context.setup(app)  # the store opened for the build, at builder-inited
     fixes.setup(app)  # guarded fixes: duplicate targets under -j N, index entries of an incremental build

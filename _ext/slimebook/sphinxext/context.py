@@ -29,6 +29,7 @@ from ..snapshots import RENDERER_VERSION
 from ..store import SourceError, SourceStore
 from .config import declare as declare_config
 from .config import load_redirects
+from .locale import catalog_digest
 
 
 def source_names(config: Config) -> SourceNames:
@@ -148,7 +149,8 @@ def template_digest(app: Sphinx) -> str:
 
 def page_stamp_base(app: Sphinx) -> str:
     """What every generated page depends on besides its own data: config, tags, navigation, renderer, pin, the
-    redirect lines (a generated page carries a script sending its moved ids on:
+    compiled message catalog of the book's language (:func:`.locale.catalog_digest`), the redirect lines (a generated
+    page carries a script sending its moved ids on:
     :func:`~slimebook.sphinxext.gates.anchors.moved_ids_script`)
     and the templates and theme it is rendered with (:func:`template_digest`; Sphinx writes every document again
     when a template is newer than the pages).
@@ -160,8 +162,8 @@ def page_stamp_base(app: Sphinx) -> str:
     info = app.builder.create_build_info()  # type: ignore[attr-defined]
     nav = [(doc, env.titles[doc].astext(), env.toctree_includes.get(doc, [])) for doc in sorted(env.titles)]
     payload = json.dumps([info.config_hash, info.tags_hash, nav, RENDERER_VERSION, sphinx.__version__,
-                          get_store(env).lock.commit, sorted(load_redirects(app).items()), template_digest(app)],
-                         ensure_ascii=False)
+                          get_store(env).lock.commit, sorted(load_redirects(app).items()), template_digest(app),
+                          catalog_digest(app.config.language)], ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

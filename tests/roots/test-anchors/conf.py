@@ -3,3 +3,4 @@ slimebook_lock = "sources.toml"  # written by the test: it points at a repositor
 slimebook_anchors_manifest = "anchors.txt"
 slimebook_anchors_redirects = "redirects.txt"
 exclude_patterns = ["_build"]
+language = "zh_CN"  # the tests read the text the extension writes in Chinese (its zh_CN catalog)

@@ -2,3 +2,4 @@ extensions = ["myst_parser", "slimebook"]
 slimebook_lock = "sources.toml"  # written by the test: it points at a repository the test builds
 slimebook_candidate_notes = "candidate-notes.toml"
 exclude_patterns = ["_build"]
+language = "zh_CN"  # the tests read the text the extension writes in Chinese (its zh_CN catalog)

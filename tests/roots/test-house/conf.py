@@ -4,3 +4,4 @@ slimebook_lock = "sources.toml"  # written by the test: it points at a repositor
 exclude_patterns = ["_build"]
 slimebook_context_box_docs = ["guide/*", "!guide/index"]
 slimebook_lint_symbols = ["guide/*"]
+language = "zh_CN"  # the tests read the text the extension writes in Chinese (its zh_CN catalog)

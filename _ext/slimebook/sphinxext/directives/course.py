@@ -2,7 +2,7 @@
 
 ``experiment`` shows a stdlib-only script, runs it at build time (see :mod:`slimebook.experiments`),
 and shows exactly what it printed, with a download link; a page can never show output the code does
-not produce. The link ("（下载）" after the caption, an inline of class ``slimebook-download``) is removed by
+not produce. The link ("(download)" after the caption, an inline of class ``slimebook-download``) is removed by
 :class:`DropDownloadLinks` for builders other than HTML: the PDF has no file to download. ``lesson-teaches``
 declares the API names and syntax kinds a lesson teaches; the declarations are kept per docname on the
 environment (merged and purged, parallel-read safe) for the coverage map.
@@ -28,12 +28,13 @@ from ...usage import declaration_problem
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envdata import doc_data, keep_per_doc
 from ..environment.scancache import get_table, note_table_use
+from ..locale import _, fill, list_separator
 from .locate import content_line, option_line
 
 logger = logging.getLogger(__name__)
 
 
-DOWNLOAD_CLASS = "slimebook-download"  # "（下载）" after an experiment's caption: HTML only
+DOWNLOAD_CLASS = "slimebook-download"  # "(download)" after an experiment's caption: HTML only
 
 
 def _is_download(node: nodes.Node) -> bool:
@@ -100,14 +101,15 @@ class Experiment(SphinxDirective):
         Raises:
             ExcerptError: ``:emphasize-lines:`` is not a valid line spec for the script.
         """
-        title = self.options.get("caption") or f"实验 {name}"
+        title = self.options.get("caption") or _("Experiment {name}").format(name=name)
         code_wrap = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "experiment-code"])
         caption = nodes.caption("", "")
         caption += nodes.Text(title)
-        caption += nodes.inline("", "", nodes.Text("（"), addnodes.download_reference(
-            "", "", nodes.literal(name, "下载"), reftarget=self.arguments[0], refdoc=self.env.docname,
+        link = addnodes.download_reference(
+            "", "", nodes.literal(name, _("download")), reftarget=self.arguments[0], refdoc=self.env.docname,
             refdomain="", reftype="download", refexplicit=True, refwarn=True,
-        ), nodes.Text("）"), classes=[DOWNLOAD_CLASS])
+        )
+        caption += nodes.inline("", "", *fill(_(" ({download})"), download=link), classes=[DOWNLOAD_CLASS])
         code_wrap += caption
         code_lines = display_lines(code)  # the book's one line model, tabs expanded
         shown = "\n".join(code_lines).rstrip("\n")
@@ -123,10 +125,10 @@ class Experiment(SphinxDirective):
     def _output(self, name: str, result: ExperimentResult) -> nodes.container:
         """What the run printed (or that it printed nothing), its exit code in the caption when not 0."""
         out_wrap = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "experiment-output"])
-        out_caption = f"运行 python {name} 的输出" + (
-            f"（退出码 {result.returncode}）" if result.returncode else "")
+        out_caption = _("Output of python {name}").format(name=name) + (
+            _(" (exit code {code})").format(code=result.returncode) if result.returncode else "")
         out_wrap += nodes.caption(out_caption, out_caption)
-        text = result.output.rstrip("\n") or "（没有输出）"
+        text = result.output.rstrip("\n") or _("(no output)")
         out_wrap += nodes.literal_block(text, text, language="text")
         self.set_source_info(out_wrap)
         return out_wrap
@@ -164,10 +166,11 @@ class LessonTeaches(SphinxDirective):
         store = doc_data(self.env, "slimebook_teaches")
         store.setdefault(self.env.docname, []).extend(names)
         para = nodes.paragraph(classes=["lesson-teaches"])
-        para += nodes.strong("本课讲解：", "本课讲解：")
+        label = _("This lesson teaches: ")
+        para += nodes.strong(label, label)
         for i, name in enumerate(names):
             if i:
-                para += nodes.Text("、")
+                para += nodes.Text(list_separator())
             para += nodes.literal(name, name)
         self.set_source_info(para)
         return [para]

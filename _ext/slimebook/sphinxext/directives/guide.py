@@ -13,31 +13,33 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from ..locale import _
 from ..pages.render import field
 from .locate import option_line
 
-#: option → row label, in display order (data, not code paths)
+#: option → row label (lazy: translated when drawn), in display order (data, not code paths)
 FIELDS: tuple[tuple[str, str], ...] = (
-    ("main-line", "当前主线"),
-    ("expands", "本章展开"),
-    ("inputs", "输入"),
-    ("outputs", "输出"),
-    ("cleanup", "谁来清理"),
-    ("returns-to", "读完回到"),
+    ("main-line", _("Main line")),
+    ("expands", _("This chapter opens")),
+    ("inputs", _("Inputs")),
+    ("outputs", _("Outputs")),
+    ("cleanup", _("Who cleans up")),
+    ("returns-to", _("Then back to")),
 )
 
 
 class ContextBox(SphinxDirective):
-    """Render the context box as an admonition titled "你在这里" holding a field list."""
+    """Render the context box as an admonition titled "You are here" (in the book's language) holding a field list."""
 
     has_content = True
-    option_spec = {key: directives.unchanged_required for key, _ in FIELDS}
+    option_spec = {key: directives.unchanged_required for key, _label in FIELDS}
 
     def run(self) -> list[nodes.Node]:
         if "main-line" not in self.options:
             raise self.error("context-box needs :main-line:")
         box = nodes.admonition(classes=["context-box"])
-        box += nodes.title("你在这里", "你在这里")
+        title = _("You are here")
+        box += nodes.title(title, title)
         fields = nodes.field_list(classes=["context-box-fields"])
         for key, label in FIELDS:
             if key not in self.options:

@@ -32,6 +32,7 @@ from sphinx.util.docutils import SphinxDirective
 from ...citations import role_text
 from ..context import source_names
 from ..diagnostics import SlimebookWarning, warn
+from ..locale import _, list_separator
 from ..pages.render import field, table_frame
 from .locate import option_line
 from .readingparts import CSS_FILE, reading_warn, role_label, text_cell
@@ -40,14 +41,14 @@ __all__ = ["ENTRY_FIELDS", "ReadingEntry", "ReadingOrderTable", "setup"]
 
 _NUMBER = re.compile(r"\d{2}\Z")
 
-#: option → label, in display order (one uniform layout for every entry)
+#: option → label (lazy: translated when drawn), in display order (one uniform layout for every entry)
 ENTRY_FIELDS: tuple[tuple[str, str], ...] = (
-    ("entry", "入口"),
-    ("tests", "先读的测试"),
-    ("first-pass", "第一遍读到哪里停"),
-    ("second-pass", "第二遍再看"),
-    ("pin-lacks", "固定提交里没有的"),
-    ("covered-by", "本书讲解"),
+    ("entry", _("Entry")),
+    ("tests", _("Tests to read first")),
+    ("first-pass", _("First pass: where to stop")),
+    ("second-pass", _("Second pass")),
+    ("pin-lacks", _("Not in the pinned commit")),
+    ("covered-by", _("Covered in the book")),
 )
 _CITATION_FIELDS = ("entry", "tests")
 _REQUIRED = ("title", "unit", "entry", "first-pass", "second-pass")
@@ -91,7 +92,7 @@ class ReadingEntry(SphinxDirective):
     option_spec = {
         "title": directives.unchanged_required,
         "unit": directives.unchanged_required,
-        **{key: directives.unchanged_required for key, _ in ENTRY_FIELDS},
+        **{key: directives.unchanged_required for key, _label in ENTRY_FIELDS},
     }
 
     def run(self) -> list[nodes.Node]:
@@ -121,11 +122,11 @@ class ReadingEntry(SphinxDirective):
             if key in _CITATION_FIELDS:
                 texts = roles[key]
                 if not texts:
-                    value = "钉住的提交里没有对应的测试文件。" if key == "tests" else ""
+                    value = _("The pinned commit has no test file for it.") if key == "tests" else ""
                     body, messages = self.parse_inline(value, lineno=self.lineno)
                 else:
                     role = source_names(self.config).role
-                    body, messages = self.parse_inline("；".join(f"{{{role}}}`{t}`" for t in texts),
+                    body, messages = self.parse_inline(_("; ").join(f"{{{role}}}`{t}`" for t in texts),
                                                        lineno=option_line(self, key) - 1)
             elif key in self.options:
                 body, messages = self.parse_inline(self.options[key], lineno=option_line(self, key) - 1)
@@ -155,7 +156,7 @@ class ReadingOrderTable(SphinxDirective):
 
 def _field_copy(entry: reading_entry, key: str) -> list[nodes.Node]:
     """Copies of the inline nodes of the entry's field ``key`` (links stay pending until resolved)."""
-    label = dict(ENTRY_FIELDS)[key]
+    label = str(dict(ENTRY_FIELDS)[key])
     for item in entry.findall(nodes.field):
         if item[0].astext() == label:
             return [child.deepcopy() for child in item[1][0].children]
@@ -179,7 +180,8 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
                  location=placeholder)
             placeholder.replace_self([])
             continue
-        headers: list[str | nodes.paragraph] = ["编号", "单元", "主题", "入口", "测试", "本书讲解", "固定提交缺少"]
+        headers: list[str | nodes.paragraph] = [_("No."), _("Unit"), _("Topic"), _("Entry"), _("Tests"),
+                                                _("Covered in the book"), _("Pin lacks")]
         table, body = table_frame(headers, ["colwidths-auto", "reading-order-table"])
         for entry in entries:
             row = nodes.row()
@@ -191,13 +193,13 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
             names: list[nodes.Node] = []
             for n, text in enumerate(entry["entries"]):
                 if n:
-                    names.append(nodes.Text("、"))
+                    names.append(nodes.Text(list_separator()))
                 label = role_label(text)
                 names.append(nodes.literal(label, label))
             row += text_cell(*names)
             row += text_cell(nodes.Text(str(len(entry["tests"])) if entry["tests"] else "—"))
             row += text_cell(*(_field_copy(entry, "covered-by") or [nodes.Text("—")]))
-            row += text_cell(nodes.Text("是" if entry["lacks"] else "—"))
+            row += text_cell(nodes.Text(_("yes") if entry["lacks"] else "—"))
             body += row
         wrapper = nodes.container(classes=["table-wrapper"])
         wrapper += table

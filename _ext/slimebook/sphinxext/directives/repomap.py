@@ -25,6 +25,7 @@ from ...repomap import ROOT_FILES, DirRow, RepoMapError, repo_map
 from ..context import builds_pages, get_store, lock_path
 from ..environment.envdata import doc_data, keep_per_doc
 from ..environment.scancache import get_scan, get_table, note_scan_use
+from ..locale import _, ngettext
 from ..pages.render import table_frame
 from ..pages.repomappages import ROWS, dir_page, key_label
 from ..pages.usagetables import category_page, scroll
@@ -32,6 +33,11 @@ from .locate import content_line, option_line
 from .readingparts import reading_warn, text_cell
 
 __all__ = ["RepoMap", "setup"]
+
+
+def _indent() -> str:
+    """One step of a nested row's indentation: an em space (a CJK language: an ideographic space)."""
+    return _("\u2003")
 
 
 class repo_heatmap(nodes.General, nodes.Element):  # noqa: N801 - docutils node naming
@@ -75,8 +81,12 @@ class RepoMap(SphinxDirective):
         wrapper = nodes.container(classes=["table-wrapper", "repo-map-wrapper"])
         wrapper += self._table(rows, roles)
         summary = nodes.paragraph(classes=["repo-map-summary"])
-        summary += nodes.Text(f"构建时读取 {store.lock.name} 固定提交 {store.lock.short} 的 git 树：共 {total_files} "
-                              f"个文件、{total_lines:,} 行文本。每一层的数字相加等于上一层。")
+        sentence = _("Read at build time from the git tree of the pinned commit {commit} of {name}: {files}, {lines} "
+                     "of text. The numbers of each level add up to the level above.")
+        summary += nodes.Text(sentence.format(
+            name=store.lock.name, commit=store.lock.short,
+            files=ngettext("{n} file", "{n} files", total_files).format(n=total_files),
+            lines=ngettext("{n} line", "{n} lines", total_lines).format(n=f"{total_lines:,}")))
         return [summary, wrapper, self._heatmap(rows)]
 
     def _roles(self) -> dict[str, tuple[str, int]]:
@@ -100,7 +110,7 @@ class RepoMap(SphinxDirective):
                      expand: list[str]) -> None:
         """Warn about a role for no row, and a row without a role."""
         keys = {row.key for row in rows}
-        for key, (_, lineno) in roles.items():
+        for key, (_role, lineno) in roles.items():
             if key not in keys:
                 reading_warn(self, f"repo-map: {key!r} is not a row of the map at {short} "
                                    f"(rows: top-level directories, subdirectories of {' '.join(expand) or 'nothing'}, "
@@ -115,11 +125,11 @@ class RepoMap(SphinxDirective):
         top = [row for row in rows if row.depth == 0]
         total_files, total_lines = sum(r.files for r in top), sum(r.lines for r in top)
         total_skipped = sum(r.skipped for r in top)
-        table, body = table_frame(["目录", "文件", "行", "作用"], ["colwidths-auto", "repo-map"])
+        table, body = table_frame([_("Directory"), _("Files"), _("Lines"), _("Role")], ["colwidths-auto", "repo-map"])
         for row in rows:
             trow = nodes.row(classes=[f"repo-map-depth-{row.depth}"])
             label = key_label(row.key)
-            indent = "\u3000" * row.depth + ("└ " if row.depth else "")
+            indent = _indent() * row.depth + ("└ " if row.depth else "")
             name = nodes.literal(label, label) if not row.is_files_row else nodes.Text(label)
             trow += text_cell(nodes.Text(indent), name)
             trow += text_cell(nodes.Text(str(row.files)))
@@ -131,10 +141,13 @@ class RepoMap(SphinxDirective):
             trow += cell
             body += trow
         total = nodes.row(classes=["repo-map-total"])
-        total += text_cell(nodes.strong("合计", "合计"))
+        label = _("Total")
+        total += text_cell(nodes.strong(label, label))
         total += text_cell(nodes.strong(str(total_files), str(total_files)))
         total += text_cell(nodes.strong(f"{total_lines:,}", f"{total_lines:,}"))
-        total += text_cell(nodes.Text(f"{total_skipped} 个条目不计行数（二进制文件或符号链接）"))
+        total += text_cell(nodes.Text(ngettext("{n} entry without a line count (binary files or symbolic links)",
+                                               "{n} entries without a line count (binary files or symbolic links)",
+                                               total_skipped).format(n=total_skipped)))
         body += total
         return table
 
@@ -169,11 +182,11 @@ def _resolve_heatmaps(app: Sphinx, doctree: nodes.document, docname: str) -> Non
         table = nodes.table(classes=["colwidths-auto", "repo-heatmap"])
         group = nodes.tgroup(cols=len(categories) + 1)
         table += group
-        for _ in range(len(categories) + 1):
+        for _column in range(len(categories) + 1):
             group += nodes.colspec(colwidth=5)
         head = nodes.thead()
         hrow = nodes.row()
-        hrow += text_cell(nodes.Text("目录"))
+        hrow += text_cell(nodes.Text(_("Directory")))
         for category in categories:
             text = nodes.literal(category, category)
             if links:
@@ -188,7 +201,7 @@ def _resolve_heatmaps(app: Sphinx, doctree: nodes.document, docname: str) -> Non
         for key, depth, files_row, counts in node["rows"]:
             label = key_label(key)
             trow = nodes.row()
-            indent = "\u3000" * depth + ("└ " if depth else "")
+            indent = _indent() * depth + ("└ " if depth else "")
             trow += text_cell(nodes.Text(indent), nodes.Text(label) if files_row else nodes.literal(label, label))
             for category in categories:
                 count = counts[category]
@@ -197,7 +210,9 @@ def _resolve_heatmaps(app: Sphinx, doctree: nodes.document, docname: str) -> Non
                     ref = nodes.reference("", "", internal=True,
                                           refuri=app.builder.get_relative_uri(docname, dir_page(key))
                                           + f"#cat-{category}",
-                                          reftitle=f"{label} 中 {category} 类的 {count} 处")
+                                          reftitle=ngettext("{n} occurrence of category {category} in {label}",
+                                                            "{n} occurrences of category {category} in {label}",
+                                                            count).format(n=count, category=category, label=label))
                     ref += cell
                     cell = ref
                 entry = text_cell(cell)

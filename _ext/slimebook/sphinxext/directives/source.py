@@ -36,6 +36,7 @@ from ..context import app_of, builds_pages, get_store, lock_path, source_names
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envdata import doc_data, keep_per_doc
 from ..environment.envrecords import CitationRecord
+from ..locale import _
 from ..pages.snapshot import make_snapshot_ref, snapshot_link
 from .locate import option_line, options_named
 
@@ -134,9 +135,9 @@ def _permalink(node: excerpt_caption) -> nodes.reference:
 
 
 def _caption_with_snapshot(app: Sphinx, node: excerpt_caption) -> list[nodes.Node]:
-    """HTML with snapshot pages: ``[permalink label] · [快照]``."""
+    """HTML with snapshot pages: ``[permalink label] · [snapshot]`` (the word in the book's language)."""
     return [_permalink(node), nodes.Text(" · "),
-            snapshot_link(app, node["refdoc"], node["path"], node["line"], nodes.Text("快照"))]
+            snapshot_link(app, node["refdoc"], node["path"], node["line"], nodes.Text(_("snapshot")))]
 
 
 def _caption_link_only(app: Sphinx, node: excerpt_caption) -> list[nodes.Node]:

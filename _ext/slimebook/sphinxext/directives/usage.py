@@ -29,6 +29,7 @@ from ..diagnostics import SlimebookWarning, warn
 from ..environment import scancache
 from ..environment.scancache import get_figures, get_scan, get_table, note_scan_use, scan_key
 from ..gates.candidates import confirmed_uses
+from ..locale import _, list_separator, ngettext, source_title
 from ..pages import usagetables
 from ..pages.usagetables import (
     COVERAGE_PAGE,
@@ -53,20 +54,22 @@ __all__ = [
 ]
 
 
-def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query,
+def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query, project: str,
                     every: Sequence = (), confirmed_uses: Sequence = ()) -> nodes.paragraph:
-    """"共 N 处，分布在 M 个文件中：name n、…。" for the selected ``records``.
+    """"12 occurrences in 3 files: name n, …." for the selected ``records`` (in the book's language).
 
     Per pattern: how many records it selected; how many of those are a subclass's use of the method
     (``asyncio.Task.add_done_callback`` under ``asyncio.Future.add_done_callback``) and the receiver classes;
     and, for a pattern that selected nothing, whether the scan (``every``, the whole scan) still has method uses
     on instances of the class it names (its name is never written), or instance candidates a person confirmed
-    as such (``confirmed_uses``: the candidates' records renamed to the confirmed API), before saying Slime does
-    not use it.
+    as such (``confirmed_uses``: the candidates' records renamed to the confirmed API), before saying the upstream
+    project (``project``, :func:`~slimebook.sphinxext.locale.source_title`) does not use it.
     """
     files = len({r.path for r in records})
     para = nodes.paragraph(classes=["slimebook-usage-summary"])
-    para += nodes.Text(f"共 {len(records)} 处，分布在 {files} 个文件中")
+    para += nodes.Text(_("{occurrences} in {files}").format(
+        occurrences=ngettext("{n} occurrence", "{n} occurrences", len(records)).format(n=len(records)),
+        files=ngettext("{n} file", "{n} files", files).format(n=files)))
     if patterns:
         counts = {p: 0 for p in patterns}
         via: dict[str, Counter] = {p: Counter() for p in patterns}
@@ -77,25 +80,32 @@ def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query,
                 counts[pattern] += 1
                 if not fnmatchcase(key_of(record), pattern) and not fnmatchcase(record.name, pattern):
                     via[pattern][receiver_types(record, query.table)[0]] += 1
-        para += nodes.Text("：")
+        para += nodes.Text(_(": "))
         for n, (pattern, count) in enumerate(counts.items()):
             if n:
-                para += nodes.Text("、")
+                para += nodes.Text(list_separator())
             para += nodes.literal(pattern, pattern)
             if count:
                 para += nodes.Text(f" {count}")
                 if via[pattern]:
-                    para += nodes.Text("（其中 " + "、".join(f"{c} 处在子类 {t} 的实例上调用" for t, c in
-                                                          sorted(via[pattern].items())) + "）")
+                    subclasses = list_separator().join(
+                        ngettext("{n} called on an instance of subclass {type}",
+                                 "{n} called on instances of subclass {type}", c).format(n=c, type=t)
+                        for t, c in sorted(via[pattern].items()))
+                    para += nodes.Text(_(" (of them {subclasses})").format(subclasses=subclasses))
                 continue
             uses = instance_uses([r for r in every if query.within(r)], pattern, query.table)
             confirmed = len(instance_uses([r for r in confirmed_uses if query.within(r)], pattern, query.table))
             if uses or confirmed:
-                para += nodes.Text(f" 0（类名未直接出现，其实例方法有 {len(uses) + confirmed} 处"
-                                   + (f"，其中 {confirmed} 处是经人工确认的候选" if confirmed else "") + "）")
+                total = len(uses) + confirmed
+                para += nodes.Text(_(" 0 (the class name does not appear; its instance methods have {uses}{confirmed})")
+                                   .format(uses=ngettext("{n} use", "{n} uses", total).format(n=total),
+                                           confirmed=ngettext(", {n} of them a candidate confirmed by hand",
+                                                              ", {n} of them candidates confirmed by hand",
+                                                              confirmed).format(n=confirmed) if confirmed else ""))
             else:
-                para += nodes.Text(" 0（Slime 没有用到）")
-    para += nodes.Text("。")
+                para += nodes.Text(_(" 0 (not used by {project})").format(project=project))
+    para += nodes.Text(_("."))
     return para
 
 
@@ -191,25 +201,28 @@ def _resolve_index(app: Sphinx, node: usage_index, r: Render, docname: str) -> l
     records = select(result.records, query)
     if not records:
         para = nodes.paragraph(classes=["slimebook-usage-empty"])
-        para += nodes.Text(f"在固定提交 {r.lock.short} 中，用法索引没有找到符合条件的出现位置（{_describe(query)}）。")
+        para += nodes.Text(_("The usage index found no occurrence at the pinned commit {commit} that matches "
+                             "({conditions}).").format(commit=r.lock.short, conditions=_describe(query)))
         return [para]
-    summary = _count_sentence(records, query.names, query, result.records, confirmed_uses(app))
+    summary = _count_sentence(records, query.names, query, source_title(r.lock), result.records, confirmed_uses(app))
     columns = node["columns"] or (COLUMNS if r.details else PRINT_COLUMNS)
     drawn = usage_nodes(records, columns, r)
     return [summary, keep(drawn)] if r.details else [summary, *drawn]  # HTML an accelerator may keep
 
 
 def _describe(query: Query) -> str:
+    """The conditions of ``query`` as the empty result's sentence names them."""
+    sep = list_separator()
     parts = []
     if query.names:
-        parts.append("名称 " + "、".join(query.names))
+        parts.append(_("names {names}").format(names=sep.join(query.names)))
     if query.categories:
-        parts.append("类别 " + "、".join(query.categories))
+        parts.append(_("categories {categories}").format(categories=sep.join(query.categories)))
     if query.kinds is not None:
-        parts.append("种类 " + "、".join(query.kinds))
+        parts.append(_("kinds {kinds}").format(kinds=sep.join(query.kinds)))
     if query.paths:
-        parts.append("路径 " + "、".join(query.paths))
-    return "；".join(parts) or "没有条件"
+        parts.append(_("paths {paths}").format(paths=sep.join(query.paths)))
+    return _("; ").join(parts) or _("no conditions")
 
 
 # -- the role ----------------------------------------------------------------------------------------------
@@ -217,12 +230,13 @@ class usage_ref(nodes.Inline, nodes.TextElement):  # noqa: N801 - docutils node 
     """Placeholder of ``{usage}``: attributes ``page`` and ``anchor``; a link in HTML, its text elsewhere."""
 
 
-#: Role targets that name a page rather than a category or an API.
+#: Role targets that name a page rather than a category or an API: the page and the role's text (lazy: translated
+#: when used).
 PAGE_TARGETS: dict[str, tuple[str, str]] = {
-    "index": (OVERVIEW_PAGE, "用法索引"),
-    "overview": (OVERVIEW_PAGE, "用法索引"),
-    "files": (FILES_PAGE, "按文件的用法索引"),
-    "coverage": (COVERAGE_PAGE, "课程覆盖表"),
+    "index": (OVERVIEW_PAGE, _("Usage index")),
+    "overview": (OVERVIEW_PAGE, _("Usage index")),
+    "files": (FILES_PAGE, _("Usage index by file")),
+    "coverage": (COVERAGE_PAGE, _("Coverage table")),
 }
 
 
@@ -258,7 +272,7 @@ class UsageRole(SphinxRole):
                  docname=self.env.docname)
             return [nodes.literal(self.rawtext, self.text, classes=["slimebook-broken"])], []
         note_scan_use(self.env)
-        shown = title or (text if is_code else PAGE_TARGETS[text][1])
+        shown = title or (text if is_code else str(PAGE_TARGETS[text][1]))
         node = usage_ref(self.rawtext, "", page=page, anchor=anchor)
         node += nodes.literal(shown, shown) if (is_code and not title) else nodes.Text(shown)
         return [node], []

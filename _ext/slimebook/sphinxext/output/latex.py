@@ -1,10 +1,13 @@
-"""The PDF as a Chinese book: ``slimebook.sty`` and questions set as numbered boxes.
+"""The PDF in the book's language: ``slimebook.sty`` and questions set as numbered boxes.
 
-* ``texinputs/slimebook.sty`` (a static file, loaded with ``\\usepackage{slimebook}``) sets the fixed strings in
-  Chinese (目录, 第 1 章 in the opener and the footer, 附录), keeps the spaces around ``·`` under xeCJK, and
-  defines the ``slimebookquestion`` / ``slimebookanswer`` boxes. It is copied into the LaTeX output directory at
-  ``build-finished``; nothing is written into the source tree. The book's ``conf.py`` turns babel,
-  polyglossia and fncychap off (``latex_elements``), so the ``.tex`` declares no English language.
+* ``texinputs/slimebook.sty.jinja`` (loaded with ``\\usepackage{slimebook}``) sets the fixed strings in the book's
+  language (the contents, the chapter opener and footer, the appendix; in Chinese "第 1 章"), keeps the spaces
+  around ``·`` under xeCJK, and defines the ``slimebookquestion`` / ``slimebookanswer`` boxes, titled "Question 3.2"
+  / "Answer 3.2" in that language. It is rendered into the LaTeX output directory at ``build-finished`` with the
+  names of the extension's message catalog (:func:`sty_context`, the way Sphinx renders its ``sphinxmessages.sty``);
+  nothing is written into the source tree. The Chinese book's ``conf.py`` turns babel, polyglossia and fncychap off
+  (``latex_elements``), so its ``.tex`` declares no English language; its CJK fonts are its own (xeCJK is what
+  Sphinx loads for a Chinese or Japanese book with xelatex), and a book in another language sets none of that.
 * :class:`QuestionBoxes` (LaTeX only) turns every ``sphinx_design`` dropdown — the book's self-check
   questions, titled "1. 问题……" — into a :class:`question` box holding the title (its hand-typed number
   dropped: LaTeX numbers questions per chapter) followed by an :class:`answer` box holding the body. In HTML the
@@ -35,10 +38,12 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.fileutil import copy_asset_file
+from sphinx.util.template import LaTeXRenderer
 
 from ... import pdfdiagrams
+from ..locale import _
 
-STY = Path(__file__).with_name("texinputs") / "slimebook.sty"
+STY = Path(__file__).with_name("texinputs") / "slimebook.sty.jinja"
 
 #: a number the writer typed before a question ("1. ", "2、", "(3) "): LaTeX numbers the boxes itself
 _TYPED_NUMBER = re.compile(r"^\s*(?:\d+\s*[.、．:：)]|\(\d+\))\s*")
@@ -195,9 +200,24 @@ def _visit(env: str):
     return visit, depart
 
 
+def sty_context() -> dict[str, str]:
+    """The fixed names ``slimebook.sty`` sets, in the book's language: the class's names (``contentsname``, …), the
+    words before and after a chapter's number (``chaptername``, ``chappos``: "Chapter" and nothing; Chinese "第" and
+    "章", from the message ``Chapter {number}``) and the titles of the question and answer boxes."""
+    before, _sep, after = _("Chapter {number}").partition("{number}")
+    return {
+        "contentsname": _("Contents"), "listfigurename": _("List of Figures"), "listtablename": _("List of Tables"),
+        "indexname": _("Index"), "bibname": _("Bibliography"), "refname": _("References"), "partname": _("Part"),
+        "appendixname": _("Appendix"), "chaptername": before.strip(), "chappos": after.strip(),
+        "questionname": _("Question"), "answername": _("Answer"),
+    }
+
+
 def _copy_sty(app: Sphinx, exc: Exception | None) -> None:
+    """``build-finished``: render ``slimebook.sty`` into the LaTeX output directory."""
     if exc is None and app.builder.format == "latex":
-        copy_asset_file(STY, app.outdir, force=True)
+        copy_asset_file(STY, app.outdir, context=sty_context(),
+                        renderer=LaTeXRenderer(latex_engine=app.config.latex_engine), force=True)
 
 
 def setup(app: Sphinx) -> None:

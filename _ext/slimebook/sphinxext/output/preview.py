@@ -20,6 +20,7 @@ from sphinx.application import Sphinx
 
 from ..config import declare as declare_config
 from ..diagnostics import document_warnings
+from ..locale import _, ngettext
 
 __all__ = ["BOX_CLASS", "setup"]
 
@@ -33,11 +34,13 @@ def _show(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     if not found:
         return
     box = nodes.admonition(classes=["warning", BOX_CLASS])
-    title = f"预览：构建这一页时有 {len(found)} 条警告（make html 会因此失败）"
+    title = ngettext("Preview: building this page gave {n} warning ({command} fails on it)",
+                     "Preview: building this page gave {n} warnings ({command} fails on them)",
+                     len(found)).format(n=len(found), command="make html")
     box += nodes.title(title, title)
     items = nodes.bullet_list()
     for line, message in sorted(found, key=lambda item: (item[0] or 0)):
-        text = f"第 {line} 行：{message}" if line else message
+        text = _("Line {line}: {message}").format(line=line, message=message) if line else message
         items += nodes.list_item("", nodes.paragraph(text, text))
     box += items
     sections = list(doctree.findall(nodes.section))

@@ -7,12 +7,14 @@
 * ``slimebook-usage.css``: usage tables that fit the content column (registered by
 :mod:`slimebook.sphinxext.pages.usagepages`).
 
-Nothing is generated: the files are added to ``html_static_path`` at ``builder-inited`` (as
-``sphinx-copybutton`` does), so HTML builders copy them into ``_static/``.
+The files are added to ``html_static_path`` at ``builder-inited`` (as ``sphinx-copybutton`` does), so HTML builders
+copy them into ``_static/``; the script is a static template, ``slimebook-reader.js.jinja``, which Sphinx renders into
+``slimebook-reader.js`` with the texts the reader sees in the book's language (:mod:`slimebook.sphinxext.locale`).
 
 Templates (``templates/`` beside this module) are added to ``templates_path`` at ``config-inited``, before the
 builder loads its templates: ``sidebar/slimebook-pages.html`` links the generated pages (usage index, coverage
-table, source check); the book's ``html_sidebars`` places it after Furo's navigation.
+table, source check), its words from the same catalog; the book's ``html_sidebars`` places it after Furo's
+navigation.
 """
 
 from __future__ import annotations

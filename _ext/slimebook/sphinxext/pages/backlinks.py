@@ -33,6 +33,7 @@ from ..context import reading_order
 from ..environment.envdata import doc_data, keep_per_doc
 from ..environment.envrecords import SectionRecord
 from ..environment.envrecords import citations as env_citations
+from ..locale import _, fill, list_separator, ngettext
 from .render import GeneratedPage, interleave, make_para, make_ref
 from .usagetables import usage_details
 
@@ -142,15 +143,20 @@ def header(page: GeneratedPage, path: str) -> nodes.container | None:
     for link in links:
         places.setdefault((link.docname, link.section_id), []).append(link)
     box = nodes.container(classes=["slime-backlinks"])
-    box += make_para(nodes.strong("被引用", "被引用"),
-                     f"：本书有 {len(links)} 处引用这个文件，分布在 {len(places)} 个小节中。")
+    cited = _("Cited")
+    box += make_para(*fill(_("{cited}: the book cites this file {times} in {sections}."),
+                           cited=nodes.strong(cited, cited),
+                           times=ngettext("{n} time", "{n} times", len(links)).format(n=len(links)),
+                           sections=ngettext("{n} section", "{n} sections", len(places)).format(n=len(places))))
     listing = nodes.bullet_list()
     for group in places.values():
-        listing += nodes.list_item("", make_para(ref(group[0]), f"（{len(group)} 处）"))
+        listing += nodes.list_item("", make_para(ref(group[0]), ngettext(" ({n} citation)", " ({n} citations)",
+                                                                         len(group)).format(n=len(group))))
     box += listing
     ranges = _ranges(links)
     if ranges:
-        details = usage_details(summary=f"被引用的 {len(ranges)} 个行段")
+        details = usage_details(summary=ngettext("{n} cited line range", "{n} cited line ranges",
+                                                 len(ranges)).format(n=len(ranges)))
         listing = nodes.bullet_list()
         for (a, b), group in sorted(ranges.items()):
             seen = {(g.docname, g.section_id): g for g in group}
@@ -177,8 +183,9 @@ def line_marks(app: Sphinx, path: str) -> dict[int, list[tuple[str, str]]]:
     line also gets a mark linking to the range's entry in :func:`header`."""
     marks: dict[int, list[tuple[str, str]]] = defaultdict(list)
     for (a, b), group in sorted(_ranges(backlinks(app).get(path, [])).items()):
-        labels = "、".join(dict.fromkeys(g.label for g in group))
-        marks[a].append((_range_id(a, b), f"{span_label(a, b)} 被引用：{labels}"))
+        labels = list_separator().join(dict.fromkeys(g.label for g in group))
+        marks[a].append((_range_id(a, b), _("{lines} cited by: {places}").format(lines=span_label(a, b),
+                                                                                 places=labels)))
     return dict(marks)
 
 

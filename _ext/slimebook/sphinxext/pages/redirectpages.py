@@ -28,12 +28,13 @@ from sphinx.application import Sphinx
 from ...anchorcheck import split_target
 from ..context import builds_pages
 from ..gates.anchors import current_anchors, moves, target_uri
+from ..locale import _, fill
 from .render import GeneratedPage, make_para, make_ref
 
 __all__ = ["TITLE", "setup"]
 
 #: The title of every redirect page.
-TITLE = "本页已移动"
+TITLE = _("This page has moved")
 
 
 def _redirect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
@@ -50,9 +51,10 @@ def _redirect_pages(app: Sphinx) -> Iterator[tuple[str, dict[str, Any], str]]:
             continue
         default = ids.get("") or split_target(next(iter(ids.values())))[0]
         href = target_uri(app, page, default)
-        body = GeneratedPage(app, page).html(make_para("本页已移动到 ", make_ref(href, default), "。"))
+        body = GeneratedPage(app, page).html(make_para(*fill(_("This page has moved to {target}."),
+                                                             target=make_ref(href, default))))
         metatags = f'<meta http-equiv="refresh" content="1; url={html.escape(href)}">'
-        yield page, {"title": TITLE, "body": body, "metatags": metatags}, "page.html"
+        yield page, {"title": str(TITLE), "body": body, "metatags": metatags}, "page.html"
 
 
 def setup(app: Sphinx) -> None:

@@ -30,6 +30,7 @@ from sphinx.util.osutil import relative_uri
 from ...usage import CoverageRow
 from ..context import get_store
 from ..gates.anchors import moved_ids_script
+from ..locale import _, list_separator
 from .usagetables import Render, scroll
 
 __all__ = [
@@ -47,10 +48,15 @@ WRITE_EVENT = "slimebook-write-pages"
 
 
 # -- small node builders (every generated page is built from these) ------------------------------------------
+def _node(part: nodes.Node | str) -> nodes.Node:
+    """``part`` itself, or a text node of it (a string, or a lazy translated string of :mod:`..locale`)."""
+    return part if isinstance(part, nodes.Node) else nodes.Text(str(part))
+
+
 def make_para(*parts: nodes.Node | str, classes: list[str] | None = None) -> nodes.paragraph:
     """A paragraph of ``parts`` (strings become text nodes)."""
     para = nodes.paragraph(classes=classes or [])
-    para.extend(nodes.Text(p) if isinstance(p, str) else p for p in parts)
+    para.extend(_node(p) for p in parts)
     return para
 
 
@@ -59,14 +65,14 @@ def make_ref(uri: str, *children: nodes.Node | str, title: str = "") -> nodes.re
     ref = nodes.reference("", "", refuri=uri, internal=not uri.startswith(("http:", "https:")))
     if title:
         ref["reftitle"] = title
-    ref.extend(nodes.Text(c) if isinstance(c, str) else c for c in children)
+    ref.extend(_node(c) for c in children)
     return ref
 
 
 def make_section(ids: str, title: str | nodes.Node) -> nodes.section:
     """A section with id ``ids`` and ``title``."""
     section = nodes.section(ids=[ids])
-    section += nodes.title("", "", nodes.Text(title) if isinstance(title, str) else title)
+    section += nodes.title("", "", _node(title))
     return section
 
 
@@ -79,7 +85,7 @@ def table_frame(headers: list[str | nodes.paragraph], classes: list[str]) -> tup
     table = nodes.table(classes=classes)
     group = nodes.tgroup(cols=len(headers))
     table += group
-    for _ in headers:
+    for _header in headers:
         group += nodes.colspec(colwidth=10)
     head = nodes.thead()
     row = nodes.row()
@@ -95,6 +101,7 @@ def table_frame(headers: list[str | nodes.paragraph], classes: list[str]) -> tup
 def field(label: str, body: list[nodes.Node], messages: list[nodes.system_message]) -> nodes.field:
     """A field ``label: body`` of a field list, the parser's ``messages`` after the body."""
     item = nodes.field()
+    label = str(label)
     item += nodes.field_name(label, label)
     para = nodes.paragraph()
     para.extend(body)
@@ -116,8 +123,9 @@ def simple_table(headers: list[str | nodes.paragraph], rows: list[list[nodes.Nod
     return scroll(table, html=True)
 
 
-def join_para(items: list[nodes.Node], sep: str = "、") -> nodes.paragraph:
-    """One paragraph of ``items`` separated by ``sep``."""
+def join_para(items: list[nodes.Node], sep: str | None = None) -> nodes.paragraph:
+    """One paragraph of ``items`` separated by ``sep`` (default: the language's list separator)."""
+    sep = list_separator() if sep is None else sep
     para = nodes.paragraph()
     for n, item in enumerate(items):
         if n:
@@ -169,14 +177,15 @@ class GeneratedPage:
         return make_ref(self.uri(docname), title)
 
     def teaching(self, row: CoverageRow | None, kinds: set[str]) -> nodes.Node:
-        """The "讲解" cell of a name: its lessons, its waiver reason, or why it has none."""
+        """The "taught by" cell of a name: its lessons, its waiver reason, or why it has none."""
         if row is None:
-            return make_para("—（导入）" if kinds == {"import"} else "—（不计入覆盖）")
+            return make_para(_("— (import)") if kinds == {"import"} else _("— (not counted in the coverage)"))
         if row.lessons:
             return join_para([self.lesson(d) for d in row.lessons])
         if row.waiver is not None:
-            return make_para(f"豁免：{row.waiver.reason}")
-        return make_para(nodes.strong("未覆盖", "未覆盖"))
+            return make_para(_("Waived: {reason}").format(reason=row.waiver.reason))
+        word = _("not covered")
+        return make_para(nodes.strong(word, word))
 
     def html(self, body: nodes.Element) -> str:
         """``body`` rendered by the builder as an HTML fragment (the page's ``body`` context value); for a builder
@@ -208,8 +217,9 @@ class GeneratedPage:
             self.pagename, {"title": title, "body": fragment, "parents": []}, "page.html", event_arg=doctree)
 
 
-def interleave(items: list[nodes.Node], sep: str = "、") -> list[nodes.Node]:
-    """``items`` with a text node ``sep`` between each two."""
+def interleave(items: list[nodes.Node], sep: str | None = None) -> list[nodes.Node]:
+    """``items`` with a text node ``sep`` between each two (default: the language's list separator)."""
+    sep = list_separator() if sep is None else sep
     out: list[nodes.Node] = []
     for n, item in enumerate(items):
         if n:

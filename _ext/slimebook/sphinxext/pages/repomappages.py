@@ -20,6 +20,7 @@ from ...atomicio import atomic_write
 from ...repomap import ROOT_FILES
 from ..context import builds_pages, page_stamp_base
 from ..environment.scancache import get_scan, get_table
+from ..locale import _, fill, ngettext
 from .render import EVENT, GeneratedPage, PageBatch, PageJob
 from .usagetables import category_page, usage_nodes
 
@@ -35,9 +36,9 @@ ROWS = "slimebook_repomap_rows"
 def key_label(key: str) -> str:
     """What a map row shows: ``agent/`` for ``slime/agent``; a sentence for a files row."""
     if key == ROOT_FILES:
-        return "（根目录下的文件）"
+        return _("(files at the root)")
     if key.endswith("/" + ROOT_FILES):
-        return f"（{key[:-2]}/ 下直接的文件）"
+        return _("(files directly in {directory}/)").format(directory=key[:-2])
     return key.rsplit("/", 1)[-1] + "/"
 
 
@@ -61,17 +62,18 @@ def _dir_records(records: list, key: str) -> list:
 
 
 def _dir_page_body(page: GeneratedPage, key: str, records: list) -> nodes.section:
-    where = "根目录下直接的文件" if key == ROOT_FILES else (
-        f"{key[:-2]}/ 下直接的文件" if key.endswith("/" + ROOT_FILES) else f"{key}/")
+    where = _("the files directly at the root") if key == ROOT_FILES else (
+        _("the files directly in {directory}/").format(directory=key[:-2]) if key.endswith("/" + ROOT_FILES)
+        else f"{key}/")
     section = nodes.section(ids=["slimebook-usage-dir"])
-    section += nodes.title("", f"用法索引：{where}")
+    section += nodes.title("", _("Usage index: {where}").format(where=where))
     intro = nodes.paragraph()
-    intro += nodes.Text(f"扫描在固定提交 {page.render.lock.short} 的 {where}中找到 {len(records)} 处记录，按类别分节。"
-                        "回到")
     overview = nodes.reference("", "", internal=True, refuri=page.uri("_slimebook/usage/index"))
-    overview += nodes.Text("用法索引")
-    intro += overview
-    intro += nodes.Text("。")
+    overview += nodes.Text(_("Usage index"))
+    intro.extend(fill(_("The scan found {records} in {where} at the pinned commit {commit}, in sections by category. "
+                        "Back to the {overview}."),
+                      records=ngettext("{n} record", "{n} records", len(records)).format(n=len(records)),
+                      where=where, commit=page.render.lock.short, overview=overview))
     section += intro
     for category in get_table(page.app.env).categories:
         chosen = [r for r in records if r.category == category]
@@ -82,10 +84,11 @@ def _dir_page_body(page: GeneratedPage, key: str, records: list) -> nodes.sectio
         ref = nodes.reference("", "", internal=True, refuri=page.uri(category_page(category)))
         ref += nodes.literal(category, category)
         title += ref
-        title += nodes.Text(f"（{len(chosen)} 处）")
+        title += nodes.Text(ngettext(" ({n} occurrence)", " ({n} occurrences)", len(chosen)).format(n=len(chosen)))
         sub += title
         sub.extend(usage_nodes(chosen, ("id", "location", "code", "scope", "name", "kind"), page.render,
-                               f"展开 {len(chosen)} 处"))
+                               ngettext("Show {n} occurrence", "Show {n} occurrences", len(chosen)).format(
+                                   n=len(chosen))))
         section += sub
     return section
 
@@ -118,7 +121,7 @@ def _dir_pages(app: Sphinx) -> PageBatch | None:
         if old.get(key) == new[key] and Path(app.builder.get_outfilename(dir_page(key))).exists():
             continue
         chosen = _dir_records(result.records, key)
-        jobs.append(PageJob(dir_page(key), f"用法索引：{key_label(key)}",
+        jobs.append(PageJob(dir_page(key), _("Usage index: {where}").format(where=key_label(key)),
                             lambda page, key=key, chosen=chosen: _dir_page_body(page, key, chosen),
                             cost=len(chosen) + 1))
     return PageBatch(jobs, lambda: atomic_write(stamp_file, json.dumps(new, sort_keys=True)))

@@ -38,6 +38,7 @@ from ..context import app_of, builds_pages, get_store, page_stamp_base
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envrecords import citations
 from ..environment.scancache import get_scan
+from ..locale import _, fill
 from . import backlinks
 from .render import EVENT, GeneratedPage, PageBatch, PageJob, make_para, make_ref
 
@@ -57,10 +58,11 @@ class snapshot_ref(nodes.Inline, nodes.Element):  # noqa: N801 - docutils node n
         return ""
 
 
-def make_snapshot_ref(path: str, line: int, refdoc: str, text: str = "快照", sep: str = "") -> snapshot_ref:
-    """A :class:`snapshot_ref` to ``path`` at ``line``, written in ``refdoc``, showing ``sep`` + ``text``."""
+def make_snapshot_ref(path: str, line: int, refdoc: str, text: str | None = None, sep: str = "") -> snapshot_ref:
+    """A :class:`snapshot_ref` to ``path`` at ``line``, written in ``refdoc``, showing ``sep`` + ``text`` (default:
+    the word "snapshot" in the book's language)."""
     node = snapshot_ref("", path=path, line=line, refdoc=refdoc, sep=sep)
-    node += nodes.Text(text)
+    node += nodes.Text(_("snapshot") if text is None else text)
     return node
 
 
@@ -77,7 +79,8 @@ def snapshot_link(app: Sphinx, fromdoc: str, path: str, line: int, *children: no
     """
     where = f"{path}:{line}" if line else path
     return nodes.reference("", "", *children, refuri=snapshot_uri(app, fromdoc, path, line), internal=True,
-                           classes=["slime-snapshot"], reftitle=f"{where} 在固定提交处的快照")
+                           classes=["slime-snapshot"],
+                           reftitle=_("Snapshot of {where} at the pinned commit").format(where=where))
 
 
 class SnapshotLinks(SphinxPostTransform):
@@ -170,8 +173,10 @@ def page_body(page: GeneratedPage, path: str) -> nodes.section:
                          cited=backlinks.cited_lines(app, path))
     section = nodes.section(ids=["slime-snapshot"], classes=["slime-snapshot-page"])
     section += nodes.title(path, path)
-    section += make_para(f"{lock.name} 固定提交 ", nodes.literal(lock.short, lock.short), " 处的完整文件（",
-                         make_ref(lock.permalink(path), "在上游查看"), "）。点行号可得到该行的链接。",
+    section += make_para(*fill(_("The whole file at the pinned commit {commit} of {name} ({upstream}). Click a line "
+                                 "number for a link to its line."),
+                               name=lock.name, commit=nodes.literal(lock.short, lock.short),
+                               upstream=make_ref(lock.permalink(path), _("view upstream"))),
                          classes=["slime-snapshot-meta"])
     box = backlinks.header(page, path)
     if box is not None:

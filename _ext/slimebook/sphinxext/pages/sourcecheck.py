@@ -1,4 +1,4 @@
-"""The generated "源码核对" (source check) page: every citation, its blob, its drift since the last pin.
+"""The generated source-check page: every citation, its blob, its drift since the last pin.
 
 The page is not a document: like ``sphinx.ext.viewcode`` it is produced in ``html-collect-pages`` (one job of the
 generated pages' batch, :mod:`slimebook.sphinxext.pages.render`) from the citations
@@ -12,7 +12,7 @@ compares each citation, as written and valid at the current pin, with the ``prev
 (:func:`slimebook.drift.DriftChecker` run from the current pin to the previous one). Without a recorded previous
 pin, or when that commit is not in the source cache, the page says so; the build never fetches.
 
-Link to it with ``{ref}`源码核对 <slimebook-source-check>```: the label is registered in the standard domain at
+Link to it with ``{ref}`slimebook-source-check```: the label is registered in the standard domain at
 ``env-updated``.
 """
 
@@ -38,6 +38,7 @@ from ..context import builds_pages, get_store, page_stamp_base, reading_order, s
 from ..environment.envrecords import CitationRecord
 from ..environment.envrecords import citations as env_citations
 from ..gates.anchors import moved_ids_script
+from ..locale import _, clause_separator, fill, ngettext, source_title
 from .render import EVENT, GeneratedPage, PageBatch, PageJob, interleave, make_para, make_ref, make_section, table_frame
 from .usagetables import breakable_literal, scroll, wbr
 
@@ -46,23 +47,25 @@ __all__ = ["LABEL", "PAGENAME", "setup"]
 #: Output page name (``_slimebook/source-check.html``) and the ``{ref}`` label that points at it.
 PAGENAME = "_slimebook/source-check"
 LABEL = "slimebook-source-check"
-TITLE = "源码核对"
+TITLE = _("Source check")
 #: The page's styles (``static/`` beside this module), added to this page only.
 CSS_FILE = "slimebook-sourcecheck.css"
 _STAMP = "_slimebook/.source-check.stamp"
 _CODE = tuple(Path(__file__).with_name(n) for n in ("sourcecheck.py", "render.py", "usagetables.py"))
 
-#: Status → the word on the page (the page compares the current pin with the previous one).
+#: Status → the word on the page (the page compares the current pin with the previous one; lazy: translated when
+#: drawn).
 STATUS_TEXT: dict[Status, str] = {
-    Status.UNCHANGED: "未变",
-    Status.MOVED: "移动",
-    Status.CHANGED: "有变化",
-    Status.GONE: "上一个 pin 中没有",
-    Status.BROKEN: "无法比较",
+    Status.UNCHANGED: _("unchanged"),
+    Status.MOVED: _("moved"),
+    Status.CHANGED: _("changed"),
+    Status.GONE: _("not in the previous pin"),
+    Status.BROKEN: _("cannot compare"),
 }
 
 #: The table's columns and their shares of the width.
-COLUMNS: tuple[tuple[str, int], ...] = (("位置", 27), ("引用 · 当前行号 · blob", 45), ("状态", 28))
+COLUMNS: tuple[tuple[str, int], ...] = ((_("Location"), 27), (_("Citation · current lines · blob"), 45),
+                                        (_("Status"), 28))
 
 Parts = list[nodes.Node | str]
 
@@ -71,24 +74,30 @@ def _code(text: str) -> nodes.literal:
     return nodes.literal(text, text)
 
 
-def _intro(names: SourceNames) -> Parts:
-    """The page's first paragraph; it names the book's citation directive and role (``names``)."""
-    return [
-        "本页列出书中每一处 Slime 引用（", _code(names.directive), " 指令和 ", _code(f"{{{names.role}}}"),
-        " 行内角色）、"
-        "构建时读取的 blob，以及它与锁文件记录的上一个 pin 相比的状态：",
-        nodes.strong("未变", "未变"), "是上一个 pin 的同样行号上就是同样的文字；",
-        nodes.strong("移动", "移动"), "是文字相同、行号不同；",
-        nodes.strong("有变化", "有变化"), "是文字不同，下面附有从上一个 pin 到当前 pin 的 diff；",
-        nodes.strong("上一个 pin 中没有", "上一个 pin 中没有"), "是路径或符号在上一个 pin 里还不存在。"
-        "命令行的 ", _code("slimebook sources diff"), " 和 ", _code("slimebook sources repin"), " 做的是同一种比较。",
-    ]
+def _strong(status: Status) -> nodes.strong:
+    word = str(STATUS_TEXT[status])
+    return nodes.strong(word, word)
+
+
+def _intro(project: str, names: SourceNames) -> Parts:
+    """The page's first paragraph; ``project`` names the upstream project (:func:`..locale.source_title`), ``names``
+    the book's citation directive and role."""
+    return fill(
+        _("This page lists every citation of {project} in the book (the {directive} directive and the {role} inline "
+          "role), the blob the build read, and its status compared with the previous pin the lock records: "
+          "{unchanged} means the same text at the same lines of the previous pin; {moved}, the same text at other "
+          "lines; {changed}, other text, with the diff from the previous pin to the current one below; {gone}, a "
+          "path or symbol the previous pin does not have yet. The command line's {diff} and {repin} make the same "
+          "comparison."),
+        project=project, directive=_code(names.directive), role=_code(f"{{{names.role}}}"),
+        unchanged=_strong(Status.UNCHANGED), moved=_strong(Status.MOVED), changed=_strong(Status.CHANGED),
+        gone=_strong(Status.GONE), diff=_code("slimebook sources diff"), repin=_code("slimebook sources repin"))
 
 
 def _register_label(app: Sphinx, env: BuildEnvironment) -> None:
     std = env.get_domain("std")
     std.anonlabels[LABEL] = (PAGENAME, "")  # type: ignore[attr-defined]
-    std.labels[LABEL] = (PAGENAME, "", TITLE)  # type: ignore[attr-defined]
+    std.labels[LABEL] = (PAGENAME, "", str(TITLE))  # type: ignore[attr-defined]
 
 
 def _records(env: BuildEnvironment) -> list[CitationRecord]:
@@ -106,16 +115,18 @@ def _compare(store: SourceStore, records: list[CitationRecord]) -> tuple[Parts, 
     previous = lock.previous_commit
     none: list[Drift | None] = [None] * len(records)
     if previous is None:
-        return ["锁文件没有记录上一个 pin（", _code("previous_commit"), "），所以下表只列出引用和 blob，不比较状态。"
-                "用 ", _code("slimebook sources repin --write"), " 移动 pin 时会记录它。"], none
+        return fill(_("The lock records no previous pin ({field}), so the table below lists the citations and their "
+                      "blobs without comparing them. {command} records it when it moves the pin."),
+                    field=_code("previous_commit"), command=_code("slimebook sources repin --write")), none
     if previous == lock.commit:
-        return ["上一个 pin 与当前 pin 相同，没有可比较的内容。"], none
+        return fill(_("The previous pin is the current pin: there is nothing to compare.")), none
     old = SourceStore(dataclasses.replace(lock, commit=previous))
     if not old.is_present():
-        return ["上一个 pin ", _code(previous), " 不在源码缓存 ", _code(str(old.root)), " 中，"
-                "构建不会去获取它，所以下表不比较状态。要比较，先运行 ",
-                _code(f"slimebook sources diff --from {previous[:9]} --to {lock.commit[:9]}"),
-                "（它会获取两个提交），再重新构建。"], none
+        return fill(_("The previous pin {commit} is not in the source cache {cache}, and the build does not fetch "
+                      "it, so the table below compares nothing. To compare, run {command} (it fetches both commits), "
+                      "then build again."),
+                    commit=_code(previous), cache=_code(str(old.root)),
+                    command=_code(f"slimebook sources diff --from {previous[:9]} --to {lock.commit[:9]}")), none
     checker = DriftChecker(store, old)
     try:
         drifts: list[Drift | None] = [
@@ -124,17 +135,22 @@ def _compare(store: SourceStore, records: list[CitationRecord]) -> tuple[Parts, 
             for r in records
         ]
     except SourceError as exc:
-        return ["无法与上一个 pin ", _code(previous), f" 比较：{exc}"], none
+        return fill(_("Cannot compare with the previous pin {commit}: {error}"), commit=_code(previous),
+                    error=str(exc)), none
     finally:
         old.close()
-    return ["上一个 pin：", _code(previous), "。"], drifts
+    return fill(_("Previous pin: {commit}."), commit=_code(previous)), drifts
 
 
 def _summary(records: list[CitationRecord], drifts: list[Drift | None]) -> nodes.paragraph:
-    """``共 N 处引用：未变 a，移动 b…。`` (the counts only when the page compares)."""
+    """``12 citations in all: unchanged 10, moved 2.`` (the counts only when the page compares)."""
     compared = [d for d in drifts if d is not None]
-    counts = "，".join(f"{STATUS_TEXT[s]} {n}" for s, n in summarize(compared).items() if n) if compared else ""
-    text = f"共 {len(records)} 处引用：{counts}。" if compared else f"共 {len(records)} 处引用。"
+    citations = ngettext("{n} citation", "{n} citations", len(records)).format(n=len(records))
+    if compared:
+        counts = clause_separator().join(f"{STATUS_TEXT[s]} {n}" for s, n in summarize(compared).items() if n)
+        text = _("{citations} in all: {counts}.").format(citations=citations, counts=counts)
+    else:
+        text = _("{citations} in all.").format(citations=citations)
     return make_para(text, classes=["slimebook-source-check-summary"])
 
 
@@ -168,12 +184,12 @@ def _status_cell(drift: Drift | None, anchor: str) -> list[nodes.Node]:
     """The status word, and below it where a moved citation was, a link to a change's diff, or the drift's note."""
     if drift is None:
         return [make_para("—")]
-    word = nodes.inline(STATUS_TEXT[drift.status], STATUS_TEXT[drift.status],
-                        classes=["slimebook-status", f"slimebook-status-{drift.status}"])
+    status = str(STATUS_TEXT[drift.status])
+    word = nodes.inline(status, status, classes=["slimebook-status", f"slimebook-status-{drift.status}"])
     if drift.status is Status.MOVED and drift.new_runs:
-        return [make_para(word), _note(f"上一个 pin 在 {runs_label(drift.new_runs)}")]
+        return [make_para(word), _note(_("at {lines} in the previous pin").format(lines=runs_label(drift.new_runs)))]
     if drift.status is Status.CHANGED:
-        return [make_para(word), _note(make_ref(f"#{anchor}", "diff"))]
+        return [make_para(word), _note(make_ref(f"#{anchor}", _("diff")))]
     if drift.note:
         return [make_para(word), _note(*_breakable(drift.note))]
     return [make_para(word)]
@@ -227,8 +243,8 @@ def _row(page: GeneratedPage, record: CitationRecord, drift: Drift | None, diffs
 
 
 def _table(rows: list[nodes.row]) -> nodes.Element:
-    table, body = table_frame([name for name, _ in COLUMNS], ["slimebook-source-check", "colwidths-given"])
-    for spec, (_, share) in zip(table.findall(nodes.colspec), COLUMNS, strict=True):
+    table, body = table_frame([name for name, _share in COLUMNS], ["slimebook-source-check", "colwidths-given"])
+    for spec, (_name, share) in zip(table.findall(nodes.colspec), COLUMNS, strict=True):
         spec["colwidth"] = share
     body.extend(rows)
     return scroll(table, html=True)
@@ -236,13 +252,13 @@ def _table(rows: list[nodes.row]) -> nodes.Element:
 
 def _diff_section(diffs: dict[Selection, _Diff]) -> nodes.section:
     """One subsection per changed selection: where it is cited and its diff from the previous pin."""
-    section = make_section("slimebook-source-check-diffs", "有变化的引用")
+    section = make_section("slimebook-source-check-diffs", _("Changed citations"))
     for (path, lines, pyobject), diff in diffs.items():
         title = nodes.title()
         title.extend(nodes.Text(p) if isinstance(p, str) else p for p in _selection(path, lines, pyobject))
         sub = nodes.section(ids=[diff.anchor])
         sub += title
-        sub += make_para("引用处：", *interleave(list(diff.places), "，"))
+        sub += make_para(*fill(_("Cited at: {places}"), places=interleave(list(diff.places), clause_separator())))
         sub += nodes.literal_block(diff.text, diff.text, language="diff")
         section += sub
     return section
@@ -253,8 +269,9 @@ def _body(page: GeneratedPage, records: list[CitationRecord], sentence: Parts,
     """The page's body: the introduction, the pins, the counts, the table and the diffs."""
     lock = get_store(page.app.env).lock
     section = make_section(LABEL, TITLE)
-    section += make_para(*_intro(source_names(page.app.config)))
-    section += make_para("当前 pin：", _code(lock.commit), f"（{lock.name}）。", *sentence)
+    section += make_para(*_intro(source_title(lock), source_names(page.app.config)))
+    section += make_para(*fill(_("Current pin: {commit} ({name}). "), commit=_code(lock.commit), name=lock.name),
+                         *sentence)
     section += _summary(records, drifts)
     diffs: dict[Selection, _Diff] = {}
     section += _table([_row(page, record, drift, diffs) for record, drift in zip(records, drifts, strict=True)])
@@ -293,7 +310,7 @@ def _batch(app: Sphinx) -> PageBatch | None:
     if current and Path(app.builder.get_outfilename(PAGENAME)).exists():
         return None
     # a record costs about half a usage-table row (measured: 1,436 records 1.08 s, 1,579 usage rows 2.38 s)
-    job = PageJob(PAGENAME, TITLE, lambda page: _body(page, records, sentence, drifts), cost=len(records) / 2)
+    job = PageJob(PAGENAME, str(TITLE), lambda page: _body(page, records, sentence, drifts), cost=len(records) / 2)
     return PageBatch([job], lambda: atomic_write(stamp_file, stamp))
 
 

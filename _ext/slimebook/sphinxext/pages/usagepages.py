@@ -35,6 +35,7 @@ from sphinx.util import logging
 
 from ...atomicio import atomic_write
 from ...scan import ScanResult, write_json, write_tsv
+from ...scan.categories import CategoryTable
 from ...scan.records import KINDS, Occurrence
 from ...snapshots import snapshot_pagename
 from ...usage import API_KINDS, Coverage, category_members, key_of, name_anchor
@@ -42,6 +43,7 @@ from ..context import builds_pages, page_stamp_base
 from ..environment.scancache import get_scan, get_table
 from ..gates.candidates import book_settled, load_notes_file
 from ..gates.coverage import WaiverFile, book_coverage, load_waiver_file
+from ..locale import _, clause_separator, fill, list_separator, ngettext, source_title
 from .render import (
     EVENT,
     GeneratedPage,
@@ -73,11 +75,19 @@ _CODE = tuple(Path(__file__).parents[1] / n for n in (
     "directives/usage.py", "pages/usagetables.py", "pages/render.py", "pages/usagepages.py", "gates/coverage.py",
     "gates/candidates.py")) + tuple(sorted((Path(__file__).parents[2] / "usage").glob("*.py")))  # the coverage rules
 
+#: Record kind → its word (lazy).
 _KIND_TEXT = {
-    "import": "导入", "api_call": "调用", "api_reference": "引用", "method_call": "方法调用",
-    "instance_candidate": "候选", "syntax": "语法",
+    "import": _("import"), "api_call": _("call"), "api_reference": _("reference"), "method_call": _("method call"),
+    "instance_candidate": _("candidate"), "syntax": _("syntax"),
 }
-_STATUS_TEXT = {"unmapped": "未覆盖", "waived": "豁免", "taught": "已讲解"}
+#: Coverage status → its word (lazy).
+_STATUS_TEXT = {"unmapped": _("not covered"), "waived": _("waived"), "taught": _("taught")}
+
+
+def _status_counts(cov: Coverage) -> str:
+    """``taught 30, waived 5, not covered 0`` (the coverage's counts, as clauses)."""
+    return clause_separator().join(f"{_STATUS_TEXT[status]} {len(cov.by_status(status))}"
+                                   for status in ("taught", "waived", "unmapped"))
 
 
 def _code(text: str) -> nodes.literal:
@@ -115,12 +125,16 @@ def _builders(app: Sphinx, cov: Coverage,
 def _overview(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.section:
     result = get_scan(page.app.env)
     categories = len(get_table(page.app.env).categories)
-    section = make_section("slimebook-usage", "用法索引")
-    section += make_para(
-        "用法索引列出固定提交中 Slime 使用并发 API 和 async 语法的每一处位置：扫描器（libcst）读取每个 ",
-        _code(".py"), f" 文件和每个 Markdown 文件里的 Python 代码块，按 {categories} 个类别记录每一次导入、调用、引用、"
-        "方法调用和 async 语法。每个位置都链接到该行的快照页（离线可读）和上游的永久链接；书中用 ",
-        _code("usage-index"), " 指令引用其中一部分。")
+    section = make_section("slimebook-usage", _("Usage index"))
+    section += make_para(*fill(
+        _("The usage index lists every place at the pinned commit where {project} uses a concurrency API or async "
+          "syntax: the scanner (libcst) reads every {py} file and the Python code blocks of every Markdown file, and "
+          "records each import, call, reference, method call and piece of async syntax in {categories}. Each place "
+          "links to the snapshot of its line (readable offline) and to its upstream permalink; the book quotes parts "
+          "of the index with the {directive} directive."),
+        project=source_title(page.render.lock), py=_code(".py"),
+        categories=ngettext("{n} category", "{n} categories", categories).format(n=categories),
+        directive=_code("usage-index")))
     section += _bullets(_overview_facts(page, result))
     section += _bullets(_overview_links(page, cov))
     section += _overview_counts(page, result.records)
@@ -144,29 +158,37 @@ def _overview_facts(page: GeneratedPage, result: ScanResult) -> list[nodes.parag
     api_names = {r.name for r in records if r.kind in API_KINDS and r.kind != "syntax"}
     syntax_kinds = {r.name for r in records if r.kind == "syntax"}
     with_records = {r.path for r in records}
+    files_scanned = _("Files scanned: {total} ({code}, {docs} with {blocks} among them); {recorded} with records")
     return [
-        make_para("固定提交：", _code(lock.commit), f"（{lock.name}，{lock.url}，{lock.license}）"),
-        make_para("扫描器版本：", _code(result.version), f"，记录模式版本 {result.schema_version}"),
-        make_para(f"扫描的文件：{len(result.files)} 个（{sources['code']} 个 .py 文件，{sources['doc']} 个 Markdown "
-                  f"文件，其中 {blocks} 个 Python 代码块），其中 {len(with_records)} 个文件有记录"),
-        make_para(f"记录：{len(records)} 条（来自文档 {sum(r.source == 'doc' for r in records)} 条）；"
-                  f"不同的 API 名称 {len(api_names)} 个，async 语法 {len(syntax_kinds)} 种"),
-        make_para(f"解析失败的文件：{len(result.errors)} 个"),
+        make_para(*fill(_("Pinned commit: {commit} ({name}, {url}, {license})"), commit=_code(lock.commit),
+                        name=lock.name, url=lock.url, license=lock.license)),
+        make_para(*fill(_("Scanner version: {version}, record schema version {schema}"),
+                        version=_code(result.version), schema=result.schema_version)),
+        make_para(files_scanned.format(
+            total=len(result.files),
+            code=ngettext("{n} .py file", "{n} .py files", sources["code"]).format(n=sources["code"]),
+            docs=ngettext("{n} Markdown file", "{n} Markdown files", sources["doc"]).format(n=sources["doc"]),
+            blocks=ngettext("{n} Python code block", "{n} Python code blocks", blocks).format(n=blocks),
+            recorded=len(with_records))),
+        make_para(_("Records: {records} ({docs} from documents); distinct API names: {names}, kinds of async "
+                    "syntax: {syntax}").format(records=len(records), docs=sum(r.source == "doc" for r in records),
+                                               names=len(api_names), syntax=len(syntax_kinds))),
+        make_para(_("Files that failed to parse: {n}").format(n=len(result.errors))),
     ]
 
 
 def _overview_links(page: GeneratedPage, cov: Coverage) -> list[nodes.paragraph]:
     """Links to the other usage pages and the downloads."""
     return [
-        make_para(make_ref(page.uri(FILES_PAGE), "按文件的索引"), "：每个文件有多少处、属于哪些类别。"),
-        make_para(make_ref(page.uri(category_page("candidates")), "候选"),
-                  "：类型未知的接收者上、名字像并发 API 的方法调用。"),
-        make_para(make_ref(page.uri(COVERAGE_PAGE), "课程覆盖表"),
-                  f"：每个 API 名称和语法由哪一课讲解或为何豁免（已讲解 {len(cov.by_status('taught'))}，"
-                  f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}）。"),
-        make_para("下载整份扫描结果：", make_ref(page.file_uri(JSON_FILE), _code("usage.json")), "、",
-                  make_ref(page.file_uri(TSV_FILE), _code("usage.tsv")), "（字段说明见 JSON 的 ", _code("fields"),
-                  "）。"),
+        make_para(*fill(_("{link}: how many occurrences each file has, in which categories."),
+                        link=make_ref(page.uri(FILES_PAGE), _("Index by file")))),
+        make_para(*fill(_("{link}: method calls on receivers of unknown type whose names look like a concurrency "
+                          "API's."), link=make_ref(page.uri(category_page("candidates")), _("Candidates")))),
+        make_para(*fill(_("{link}: which lesson teaches each API name and syntax, or why it is waived ({counts})."),
+                        link=make_ref(page.uri(COVERAGE_PAGE), _("Coverage table")), counts=_status_counts(cov))),
+        make_para(*fill(_("Download the whole scan: {json}, {tsv} (the JSON's {fields} describes the fields)."),
+                        json=make_ref(page.file_uri(JSON_FILE), _code("usage.json")),
+                        tsv=make_ref(page.file_uri(TSV_FILE), _code("usage.tsv")), fields=_code("fields"))),
     ]
 
 
@@ -175,44 +197,48 @@ def _overview_counts(page: GeneratedPage, records: Sequence[Occurrence]) -> node
     by_cat = Counter(r.category for r in records)
     both = Counter((r.category, r.kind) for r in records)
     by_kind = Counter(r.kind for r in records)
-    counts = make_section("slimebook-usage-counts", "按类别和种类计数")
+    counts = make_section("slimebook-usage-counts", _("Counts by category and kind"))
     kinds = [k for k in KINDS if by_kind[k]]
     rows: list[list[nodes.Node | str]] = []
     for category in get_table(page.app.env).categories:
         rows.append([make_para(make_ref(page.uri(category_page(category)), _code(category))),
                      *[str(both[(category, k)] or "·") for k in kinds], str(by_cat[category] or "0")])
-    rows.append([make_para(nodes.strong("合计", "合计")), *[str(by_kind[k]) for k in kinds], str(len(records))])
-    # a kind's header may wrap between its Chinese name and its code name, and inside the code name after "_"
-    headers = ["类别", *[make_para(_KIND_TEXT[k], " ", _code(k)) for k in kinds], "合计"]
+    total = _("Total")
+    rows.append([make_para(nodes.strong(total, total)), *[str(by_kind[k]) for k in kinds], str(len(records))])
+    # a kind's header may wrap between its word and its code name, and inside the code name after "_"
+    headers = [_("Category"), *[make_para(_KIND_TEXT[k], " ", _code(k)) for k in kinds], total]
     counts += simple_table(headers, rows, ["slimebook-usage-counts"])
     return counts
 
 
 def _overview_errors(page: GeneratedPage, result: ScanResult) -> nodes.section:
     """The files the scanner could not read, each linked to its snapshot."""
-    errors = make_section("slimebook-usage-errors", "没有扫描成功的文件")
+    errors = make_section("slimebook-usage-errors", _("Files the scanner could not read"))
     items = nodes.bullet_list()
     for error in result.errors:
         where = f"{error.path}:{error.line}" if error.line else error.path
         uri = page.uri(snapshot_pagename(error.path)) + (f"#L{error.line}" if error.line else "")
-        items += nodes.list_item("", make_para(make_ref(uri, _code(where)), f"：{error.message}"))
+        items += nodes.list_item("", make_para(*fill(_("{file}: {message}"), file=make_ref(uri, _code(where)),
+                                                     message=error.message)))
     errors += items
     return errors
 
 
 def _category(page: GeneratedPage, category: str, cov: Coverage) -> nodes.section:
     records = [r for r in get_scan(page.app.env).records if r.category == category]
-    section = make_section(f"slimebook-usage-{category}", f"用法索引：{category}")
+    section = make_section(f"slimebook-usage-{category}", _("Usage index: {category}").format(category=category))
     table = get_table(page.app.env)
-    section += make_para(table.descriptions.get(category, ""))
+    section += make_para(category_description(table, category))
     members = category_members(category, table)
     if members:
-        section += make_para("类别表中属于这一类的名称（前缀）：", *interleave([_code(m) for m in members]), "。")
-    section += make_para("回到", make_ref(page.uri(OVERVIEW_PAGE), "用法索引"), "，或看",
-                         make_ref(page.uri(COVERAGE_PAGE), "课程覆盖表"), "。")
+        section += make_para(*fill(_("Names of this category in the category table (prefixes): {names}."),
+                                   names=interleave([_code(m) for m in members])))
+    section += make_para(*fill(_("Back to the {overview}, or see the {coverage}."),
+                               overview=make_ref(page.uri(OVERVIEW_PAGE), _("Usage index")),
+                               coverage=make_ref(page.uri(COVERAGE_PAGE), _("Coverage table"))))
     if not records:
-        section += make_para(f"固定提交 {page.render.lock.short} 中没有这一类的出现位置。",
-                             classes=["slimebook-usage-empty"])
+        section += make_para(_("The pinned commit {commit} has no occurrence of this category.").format(
+            commit=page.render.lock.short), classes=["slimebook-usage-empty"])
         return section
 
     groups: dict[str, list] = defaultdict(list)
@@ -221,8 +247,11 @@ def _category(page: GeneratedPage, category: str, cov: Coverage) -> nodes.sectio
     keys = sorted(groups)
     by_kind = Counter(r.kind for r in records)
     files = len({r.path for r in records})
-    section += make_para(f"共 {len(records)} 处，{len(keys)} 个名称，分布在 {files} 个文件中（",
-                         "，".join(f"{_KIND_TEXT[k]} {by_kind[k]}" for k in KINDS if by_kind[k]), "）。")
+    section += make_para(_("{occurrences} of {names} in {files} ({kinds}).").format(
+        occurrences=ngettext("{n} occurrence", "{n} occurrences", len(records)).format(n=len(records)),
+        names=ngettext("{n} name", "{n} names", len(keys)).format(n=len(keys)),
+        files=ngettext("{n} file", "{n} files", files).format(n=files),
+        kinds=clause_separator().join(f"{_KIND_TEXT[k]} {by_kind[k]}" for k in KINDS if by_kind[k])))
     rows_by_key = {row.key: row for row in cov.rows}
     rows: list[list[nodes.Node | str]] = []
     for key in keys:
@@ -230,12 +259,13 @@ def _category(page: GeneratedPage, category: str, cov: Coverage) -> nodes.sectio
         kinds = {r.kind for r in group}
         rows.append([
             make_para(make_ref(f"#{name_anchor(key)}", _code(key))),
-            "、".join(k for k in KINDS if k in kinds),
+            list_separator().join(k for k in KINDS if k in kinds),
             str(len(group)),
             str(len({r.path for r in group})),
             page.teaching(rows_by_key.get(key), kinds),
         ])
-    section += simple_table(["名称", "种类", "次数", "文件", "讲解"], rows, ["slimebook-usage-names"], wrap=(4,))
+    section += simple_table([_("Name"), _("Kind"), _("Count"), _("Files"), _("Taught by")], rows,
+                            ["slimebook-usage-names"], wrap=(4,))
     if category == "candidates":
         section += _settled_section(page, records)
 
@@ -243,8 +273,13 @@ def _category(page: GeneratedPage, category: str, cov: Coverage) -> nodes.sectio
     for key in keys:
         group = groups[key]
         sub = make_section(name_anchor(key), _code(key))
-        sub += make_para(f"{len(group)} 处，{len({r.path for r in group})} 个文件。")
-        sub.extend(usage_nodes(group, columns, page.render, f"展开 {key} 的全部 {len(group)} 处"))
+        in_files = len({r.path for r in group})
+        sub += make_para(_("{occurrences}, {files}.").format(
+            occurrences=ngettext("{n} occurrence", "{n} occurrences", len(group)).format(n=len(group)),
+            files=ngettext("{n} file", "{n} files", in_files).format(n=in_files)))
+        sub.extend(usage_nodes(group, columns, page.render,
+                               ngettext("Show the {n} occurrence of {name}", "Show all {n} occurrences of {name}",
+                                        len(group)).format(n=len(group), name=key)))
         section += sub
     return section
 
@@ -253,20 +288,25 @@ def _settled_section(page: GeneratedPage, records: list) -> nodes.section:
     """On the candidates page: how many candidates a lesson confirmed, how many are left and why."""
     app = page.app
     notes = load_notes_file(app)
-    section = make_section("slimebook-usage-candidates-settled", "确认与留下")
+    section = make_section("slimebook-usage-candidates-settled", _("Confirmed and left"))
     if notes.path is None or not notes.exists or notes.error is not None:
-        section += make_para("没有（有效的）候选说明文件，所以这些候选既没有确认，也没有写明留下的理由。",
-                         classes=["slimebook-usage-gate-off"])
+        section += make_para(_("There is no (valid) candidate notes file, so none of these candidates is confirmed "
+                               "or left with a reason."), classes=["slimebook-usage-gate-off"])
         return section
     result = book_settled(app, notes)
     where = Path(notes.path).relative_to(app.confdir) if Path(notes.path).is_relative_to(app.confdir) \
         else notes.path
     groups = result.by_reason()
-    section += make_para(
-        f"共 {len(records)} 处候选：已确认 {len(result.confirmed)} 处，留作候选 {len(result.left)} 处"
-        f"（{len(groups)} 条理由），未说明 {len(result.open)} 处。确认的每一处都写在 ", _code(str(where)),
-        " 里：它实际是哪个 API、依据是什么、哪一课引用了这一行；构建时核对这一处候选确实存在、API 在类别表里、"
-        "那一课的引用确实覆盖这一行。留下的候选按理由归组。已确认的候选仍然只是候选，不计入课程覆盖表。")
+    section += make_para(*fill(
+        _("{candidates} in all: {confirmed} confirmed, {left} left as candidates ({reasons}), {open} not accounted "
+          "for. Each confirmed one is written in {file}: which API it really is, the evidence, and which lesson cites "
+          "the line; the build checks that the candidate exists, that the API is in the category table and that the "
+          "lesson's citation covers the line. The ones left are grouped by reason. A confirmed candidate is still "
+          "only a candidate and does not count in the coverage table."),
+        candidates=ngettext("{n} candidate", "{n} candidates", len(records)).format(n=len(records)),
+        confirmed=len(result.confirmed), left=len(result.left),
+        reasons=ngettext("{n} reason", "{n} reasons", len(groups)).format(n=len(groups)),
+        open=len(result.open), file=_code(str(where))))
     rows: list[list[nodes.Node | str]] = []
     for record, conf in result.confirmed:
         where_line = f"{record.path}:{record.line}"
@@ -277,19 +317,23 @@ def _settled_section(page: GeneratedPage, records: list) -> nodes.section:
             conf.evidence,
         ])
     if rows:
-        section += make_para(f"已确认（{len(rows)} 处）：")
-        section += simple_table(["位置", "API", "读它的课", "依据"], rows, ["slimebook-usage-confirmed"], wrap=(3,))
+        section += make_para(_("Confirmed ({n}):").format(n=len(rows)))
+        section += simple_table([_("Location"), _("API"), _("Lesson reading it"), _("Evidence")], rows,
+                                ["slimebook-usage-confirmed"], wrap=(3,))
     rows = []
     for rule, items in groups:
-        names = "、".join(sorted({r.name for r in items}))
+        names = list_separator().join(sorted({r.name for r in items}))
         files = len({r.path for r in items})
-        rows.append([rule.reason, make_para(_code(names)), f"{len(items)}（{files} 个文件）"])
+        rows.append([rule.reason, make_para(_code(names)), _("{n} ({files})").format(
+            n=len(items), files=ngettext("{n} file", "{n} files", files).format(n=files))])
     if rows:
-        section += make_para(f"留作候选（{len(result.left)} 处），按理由：")
-        section += simple_table(["理由", "方法名", "处数"], rows, ["slimebook-usage-left"], wrap=(0,))
+        section += make_para(_("Left as candidates ({n}), by reason:").format(n=len(result.left)))
+        section += simple_table([_("Reason"), _("Method names"), _("Occurrences")], rows, ["slimebook-usage-left"],
+                                wrap=(0,))
     if result.open:
         unsettled = [make_ref(f"#{r.id}", _code(f"{r.path}:{r.line} {r.name}")) for r in result.open]
-        section += make_para(nodes.strong("未说明：", "未说明："), *interleave(unsettled), "。")
+        label = _("Not accounted for: ")
+        section += make_para(nodes.strong(label, label), *interleave(unsettled), _("."))
     return section
 
 
@@ -299,46 +343,51 @@ def _files(page: GeneratedPage) -> nodes.section:
     per_file: dict[str, Counter[str]] = defaultdict(Counter)
     for record in result.records:
         per_file[record.path][record.category] += 1
-    section = make_section("slimebook-usage-files", "用法索引：按文件")
+    section = make_section("slimebook-usage-files", _("Usage index: by file"))
     scanned = [f for f in result.files if f.path in per_file]
-    section += make_para(f"扫描的 {len(result.files)} 个文件中有 {len(scanned)} 个有记录（其余 "
-                         f"{len(result.files) - len(scanned)} 个没有）。文件名链接到它的快照页，类别链接到类别页。"
-                         "回到", make_ref(page.uri(OVERVIEW_PAGE), "用法索引"), "。")
+    section += make_para(*fill(
+        _("{recorded} of the {total} files scanned hold records (the other {rest} do not). A file's name links to "
+          "its snapshot, a category to its page. Back to the {overview}."),
+        recorded=len(scanned), total=len(result.files), rest=len(result.files) - len(scanned),
+        overview=make_ref(page.uri(OVERVIEW_PAGE), _("Usage index"))))
     rows: list[list[nodes.Node | str]] = []
     for scanned_file in scanned:
         counts = per_file[scanned_file.path]
         cats = [make_ref(page.uri(category_page(c)), f"{c} {counts[c]}") for c in categories if counts[c]]
         rows.append([
             make_para(make_ref(page.uri(snapshot_pagename(scanned_file.path)), _code(scanned_file.path))),
-            "代码" if scanned_file.source == "code" else "文档",
+            _("code") if scanned_file.source == "code" else _("docs"),
             str(sum(counts.values())),
             join_para(cats, " · "),
         ])
-    section += simple_table(["文件", "来源", "记录", "按类别"], rows, ["slimebook-usage-files"], wrap=(3,))
+    section += simple_table([_("File"), _("Source"), _("Records"), _("By category")], rows, ["slimebook-usage-files"],
+                            wrap=(3,))
     return section
 
 
 def _coverage(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.section:
-    section = make_section("slimebook-usage-coverage", "课程覆盖表")
-    section += make_para(
-        "本表列出扫描在固定提交中找到的每个 API 名称和每种 async 语法"
-        "（只计调用、引用、方法调用和语法；导入和候选不算），以及讲解它的课（由各课的 ", _code("lesson-teaches"),
-        " 声明）或豁免它的理由。未覆盖的排在最前；构建时每个未覆盖的名称、每条不再起作用的豁免都是一条警告。")
+    section = make_section("slimebook-usage-coverage", _("Coverage table"))
+    section += make_para(*fill(
+        _("This table lists every API name and every kind of async syntax the scan found at the pinned commit "
+          "(calls, references, method calls and syntax only; imports and candidates do not count), with the lessons "
+          "that teach it (each lesson declares them with {directive}) or the reason it is waived. Names not covered "
+          "come first; at build time each name not covered and each waiver that no longer applies is a warning."),
+        directive=_code("lesson-teaches")))
     section += _waiver_file_note(page.app, waivers)
-    section += make_para(f"共 {len(cov.rows)} 个名称：已讲解 {len(cov.by_status('taught'))}，"
-                         f"豁免 {len(cov.by_status('waived'))}，未覆盖 {len(cov.by_status('unmapped'))}。")
+    section += make_para(_("{names} in all: {counts}.").format(
+        names=ngettext("{n} name", "{n} names", len(cov.rows)).format(n=len(cov.rows)), counts=_status_counts(cov)))
     rows: list[list[nodes.Node | str]] = []
     for row in cov.rows:
-        status = _STATUS_TEXT[row.status]
+        status = str(_STATUS_TEXT[row.status])
         rows.append([
             make_para(nodes.strong(status, status)) if row.status == "unmapped" else status,
             make_para(make_ref(page.uri(category_page(row.category)) + f"#{name_anchor(row.key)}", _code(row.key))),
             page.teaching(row, set()),
-            str(row.count) + (f"（文档 {row.doc}）" if row.doc else ""),
+            str(row.count) + (_(" (docs {n})").format(n=row.doc) if row.doc else ""),
             make_para(make_ref(page.uri(category_page(row.category)), row.category)),
         ])
-    section += simple_table(["状态", "名称", "讲解或豁免", "次数", "类别"], rows, ["slimebook-usage-coverage"],
-                             wrap=(2,))
+    section += simple_table([_("Status"), _("Name"), _("Taught by or waived"), _("Count"), _("Category")], rows,
+                            ["slimebook-usage-coverage"], wrap=(2,))
     section += _absent_section(page, cov)
     if waivers.waivers:
         section += _waivers_section(cov, waivers)
@@ -348,28 +397,39 @@ def _coverage(page: GeneratedPage, cov: Coverage, waivers: WaiverFile) -> nodes.
 def _waiver_file_note(app: Sphinx, waivers: WaiverFile) -> nodes.paragraph:
     """The coverage page's sentence on the waiver file: where it is and what it holds, or that there is none."""
     if waivers.path is None or not waivers.exists:
-        return make_para("没有豁免文件，所以构建不检查覆盖。", classes=["slimebook-usage-gate-off"])
+        return make_para(_("There is no waiver file, so the build does not check the coverage."),
+                         classes=["slimebook-usage-gate-off"])
     where = Path(waivers.path).relative_to(app.confdir) if Path(waivers.path).is_relative_to(app.confdir) \
         else waivers.path
     reasons = len({w.reason for w in waivers.waivers})
-    return make_para("豁免文件：", _code(str(where)), f"，{reasons} 条理由，{len(waivers.waivers)} 个名称模式。")
+    return make_para(*fill(_("Waiver file: {file}, {reasons}, {patterns}."), file=_code(str(where)),
+                           reasons=ngettext("{n} reason", "{n} reasons", reasons).format(n=reasons),
+                           patterns=ngettext("{n} name pattern", "{n} name patterns", len(waivers.waivers)).format(
+                               n=len(waivers.waivers))))
 
 
 def _absent_section(page: GeneratedPage, cov: Coverage) -> nodes.section:
-    """The names lessons teach that Slime does not use, then the classes used only through their instances."""
-    absent = make_section("slimebook-usage-absent", "课程讲解、但 Slime 没有用到的名称")
+    """The names lessons teach that the upstream project does not use, then the classes used only through their
+    instances."""
+    project = source_title(page.render.lock)
+    absent = make_section("slimebook-usage-absent",
+                          _("Names the lessons teach that {project} does not use").format(project=project))
     if cov.absent:
         items = nodes.bullet_list()
         for docname, pattern in cov.absent:
-            items += nodes.list_item("", make_para(_code(pattern), "：", page.lesson(docname)))
+            items += nodes.list_item("", make_para(_code(pattern), _(": "), page.lesson(docname)))
         absent += items
     else:
-        absent += make_para("没有。")
+        absent += make_para(_("None."))
     if cov.instance_only:
-        absent += make_para("下面这些类的名字在 Slime 里没有直接出现，但它的实例方法被调用过，所以不算“没有用到”：")
+        absent += make_para(_("The names of these classes do not appear in {project}, but methods of their instances "
+                              "are called, so they count as used:").format(project=project))
         items = nodes.bullet_list()
         for docname, pattern, uses in cov.instance_only:
-            items += nodes.list_item("", make_para(_code(pattern), f"（实例方法 {uses} 处）：", page.lesson(docname)))
+            items += nodes.list_item("", make_para(*fill(
+                ngettext("{name} ({n} use of an instance method): {lesson}",
+                         "{name} ({n} uses of instance methods): {lesson}", uses),
+                name=_code(pattern), n=uses, lesson=page.lesson(docname))))
         absent += items
     return absent
 
@@ -377,10 +437,12 @@ def _absent_section(page: GeneratedPage, cov: Coverage) -> nodes.section:
 def _waivers_section(cov: Coverage, waivers: WaiverFile) -> nodes.section:
     """The waiver file's entries: pattern, reason, names it matches, and why it no longer applies."""
     stale = {w.pattern: why for w, why in cov.stale}
-    table = make_section("slimebook-usage-waivers", "豁免条目")
+    table = make_section("slimebook-usage-waivers", _("Waivers"))
     rows = [[make_para(_code(w.pattern)), w.reason, str(len(cov.waiver_hits.get(w.pattern, []))),
-             "不再起作用：" + stale[w.pattern] if w.pattern in stale else "—"] for w in waivers.waivers]
-    table += simple_table(["模式", "理由", "匹配的名称", "问题"], rows, ["slimebook-usage-waivers"], wrap=(1, 3))
+             _("No longer applies: {why}").format(why=stale[w.pattern]) if w.pattern in stale else "—"]
+            for w in waivers.waivers]
+    table += simple_table([_("Pattern"), _("Reason"), _("Matching names"), _("Problem")], rows,
+                          ["slimebook-usage-waivers"], wrap=(1, 3))
     return table
 
 
@@ -421,9 +483,19 @@ def _write_downloads(app: Sphinx) -> None:
 
 
 #: Page name → title, for every usage page.
+def category_description(table: CategoryTable, category: str) -> str:
+    """The sentence of ``category``'s usage page: the table's ``description`` through the extension's catalog (the
+    shipped default table's descriptions are its English message ids; a book's own file gives sentences in the
+    book's language, which the catalog leaves as they are); ``""`` when the table gives none."""
+    text = table.descriptions.get(category, "")
+    return str(_(text)) if text else ""
+
+
 def _titles(app: Sphinx) -> dict[str, str]:
-    titles = {OVERVIEW_PAGE: "用法索引", FILES_PAGE: "用法索引：按文件", COVERAGE_PAGE: "课程覆盖表"}
-    titles.update((category_page(c), f"用法索引：{c}") for c in get_table(app.env).categories)
+    titles = {OVERVIEW_PAGE: _("Usage index"), FILES_PAGE: _("Usage index: by file"),
+              COVERAGE_PAGE: _("Coverage table")}
+    titles.update((category_page(c), _("Usage index: {category}").format(category=c))
+                  for c in get_table(app.env).categories)
     return titles
 
 

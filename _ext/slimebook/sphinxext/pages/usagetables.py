@@ -19,6 +19,7 @@ from sphinx.application import Sphinx
 from ...lock import SourceLock
 from ...snapshots import snapshot_pagename
 from ...usage import key_of, name_anchor
+from ..locale import _, ngettext
 
 __all__ = [
     "COVERAGE_PAGE", "FILES_PAGE", "OVERVIEW_PAGE", "PAGE_ROOT", "PRINT_COLUMNS", "Render", "breakable",
@@ -37,10 +38,10 @@ def category_page(category: str) -> str:
     return f"{PAGE_ROOT}/category/{category}"
 
 
-#: Column → header shown in tables.
+#: Column → header shown in tables (lazy: translated when drawn).
 HEADERS: dict[str, str] = {
-    "id": "编号", "location": "位置", "scope": "作用域", "kind": "种类", "name": "名称",
-    "provenance": "依据", "code": "代码",
+    "id": _("ID"), "location": _("Location"), "scope": _("Scope"), "kind": _("Kind"), "name": _("Name"),
+    "provenance": _("Evidence"), "code": _("Code"),
 }
 #: Relative column widths, in HTML and LaTeX alike (the table spans the column; cells wrap inside their share).
 _WIDTHS = {"id": 12, "location": 22, "scope": 17, "kind": 11, "name": 18, "provenance": 13, "code": 44}
@@ -185,9 +186,11 @@ def _content(column: str, record, r: Render) -> nodes.entry:
     if column == "location":
         where = f"{record.path}:{record.line}"
         local = _link(breakable_literal(where), r.snapshot(record.path, record.line),
-                      f"{where} 在固定提交 {r.lock.short} 处的快照", ["slime-snapshot"])
+                      _("Snapshot of {where} at the pinned commit {commit}").format(where=where, commit=r.lock.short),
+                      ["slime-snapshot"])
         up = nodes.reference("", "↗", refuri=r.upstream(record.path, record.line, record.source),
-                             reftitle=f"{where} @ {r.lock.short}（上游）", classes=["slime-permalink"])
+                             reftitle=_("{where} @ {commit} (upstream)").format(where=where, commit=r.lock.short),
+                             classes=["slime-permalink"])
         return _entry(local, nodes.Text(" "), up)
     if column == "scope":
         return _entry(breakable_literal(record.scope))
@@ -213,7 +216,7 @@ def usage_table(records: Sequence, columns: Sequence[str], r: Render) -> nodes.t
     head = nodes.thead()
     row = nodes.row()
     for column in columns:
-        row += _entry(nodes.Text(HEADERS[column]))
+        row += _entry(nodes.Text(str(HEADERS[column])))
         row[-1]["classes"].append(f"slimebook-col-{column}")
     head += row
     group += head
@@ -243,7 +246,8 @@ def usage_nodes(records: Sequence, columns: Sequence[str], r: Render, summary: s
     """The table of ``records``, inside a collapsible block when longer than ``r.collapse`` rows."""
     table = scroll(usage_table(records, columns, r), r.details)
     if len(records) > r.collapse and r.details:
-        details = usage_details(summary=summary or f"展开全部 {len(records)} 处")
+        details = usage_details(summary=summary or ngettext("Show the {n} occurrence", "Show all {n} occurrences",
+                                                            len(records)).format(n=len(records)))
         details += table
         return [details]
     return [table]
