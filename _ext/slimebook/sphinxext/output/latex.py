@@ -216,7 +216,7 @@ def sty_context() -> dict[str, str]:
 def _copy_sty(app: Sphinx, exc: Exception | None) -> None:
     """``build-finished``: render ``slimebook.sty`` into the LaTeX output directory."""
     if exc is None and app.builder.format == "latex":
-        copy_asset_file(STY, app.outdir, context=sty_context(),
+        copy_asset_file(STY, app.outdir, context={**sty_context(), "latex_engine": app.config.latex_engine},
                         renderer=LaTeXRenderer(latex_engine=app.config.latex_engine), force=True)
 
 
