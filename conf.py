@@ -71,6 +71,7 @@ slimebook_lock = "sources/sources.toml"
 # SLIME_SOURCE_URL; an error about a pin missing from the cache says to run `make sources`.
 slimebook_source = "slime"
 slimebook_fetch_command = "make sources"
+slimebook_build_command = "make html"  # the build the live preview's warning box says fails on its warnings
 # House rules (slimebook.sphinxext.gates.houserules): every guide chapter holds a context box; a Slime definition named
 # in prose is cited with {slime} somewhere in the same document (checked in every document: guide, lessons, meta).
 slimebook_context_box_docs = ["chapters/guide/*", "!chapters/guide/index", "!chapters/guide/reading-order",

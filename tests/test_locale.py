@@ -275,6 +275,7 @@ def test_the_language_chooses_the_words_build_by_build(english) -> None:
 def test_the_preview_box_is_english(english) -> None:
     app = english("html", slimebook_preview=True, exclude_patterns=["_build"])
     page = (Path(app.outdir) / "warns.html").read_text(encoding="utf-8")
-    assert "Preview: building this page gave 2 warnings (make html fails on them)" in page
+    # the build that fails on the warnings: slimebook_build_command, not this book's `make html`
+    assert "Preview: building this page gave 2 warnings (sphinx-build -W fails on them)" in page
     assert "Line 4: slime: " in page
     assert not CJK.search(page)

@@ -29,13 +29,14 @@ def _box(page: str) -> str:
 def test_warnings_show_on_their_page_only_in_preview(tmp_path: Path, fetched_cache: Path, source_repo: SourceRepo,
                                                      monkeypatch: pytest.MonkeyPatch, sphinx_build,
                                                      preview: bool) -> None:
-    app = _build(tmp_path, fetched_cache, source_repo, monkeypatch, sphinx_build, slimebook_preview=preview)
+    app = _build(tmp_path, fetched_cache, source_repo, monkeypatch, sphinx_build, slimebook_preview=preview,
+                 slimebook_build_command="make html")
     refs = _box((app.outdir / "guide" / "refs.html").read_text())
     unboxed = _box((app.outdir / "guide" / "unboxed.html").read_text())
     if not preview:
         assert (refs, unboxed) == ("", "")
         return
-    assert "构建这一页时有 3 条警告" in refs
+    assert "构建这一页时有 3 条警告（make html 会因此失败）" in refs  # the book's slimebook_build_command
     assert "第 7 行：undefined label: 'house-boxd'; did you mean 'house-boxed'?" in refs
     assert "第 10 行：undefined label: 'zzz-nothing-like-it'" in refs
     assert "第 16 行：'slime-source': Unknown option key: 'emphasise-lines'" in refs

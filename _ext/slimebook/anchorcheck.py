@@ -147,7 +147,8 @@ def check_anchors(published: dict[str, str], present: dict[str, set[str]],
                             f"leads nowhere")
         else:
             problems.append(f"published {kind} anchor {key} is gone; add a line '{key} <new-page#new-id>' "
-                            f"to the redirects file (or run `make anchors-update` if dropping it is intended)")
+                            "to the redirects file (or build once with slimebook_anchors_mode = 'update' if dropping "
+                            "it is intended)")
     for old, new in sorted(redirects.items()):
         if resolve(new, present, redirects) is None:
             problems.append(f"redirect {old} -> {new}: the target does not exist")

@@ -371,7 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     grep = sub.add_parser("grep", help="print the pin's lines matching PATTERN (git grep -E at the pin) as "
                                        "path:line: text; the search behind an only/all/never sentence")
     grep.add_argument("pattern", metavar="PATTERN", help="extended regular expression (or a string with -F)")
-    grep.add_argument("pathspecs", nargs="*", metavar="PATHSPEC", help="git pathspecs: slime/ '*.py' ':!tests'")
+    grep.add_argument("pathspecs", nargs="*", metavar="PATHSPEC", help="git pathspecs: src/ '*.py' ':!tests'")
     grep.add_argument("-i", "--ignore-case", action="store_true")
     grep.add_argument("-F", "--fixed-strings", action="store_true")
     grep.add_argument("-w", "--word-regexp", action="store_true")

@@ -81,6 +81,8 @@ SETTINGS: tuple[Setting, ...] = (
             "same pages and search index."),
     Setting("slimebook_preview", "preview", False, "env", bool,
             "Live preview (make livehtml): a page whose build warned shows those warnings at its top."),
+    Setting("slimebook_build_command", "preview", "sphinx-build -W", "html", str,
+            "The book's build that fails on a warning, as the live preview's warning box names it."),
 )
 
 

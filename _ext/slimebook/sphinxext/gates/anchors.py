@@ -197,8 +197,8 @@ def _finish(app: Sphinx, exc: Exception | None) -> None:
                     len(problems), "" if len(problems) == 1 else "s")
     new = sorted(a.key for a in anchors if a.key not in published)
     if new:
-        logger.info("anchors: %d anchors are not in %s yet (`make anchors-update` adds them): %s",
-                    len(new), manifest.name, ", ".join(new[:10]) + (" …" if len(new) > 10 else ""))
+        logger.info("anchors: %d anchors are not in %s yet (a build with slimebook_anchors_mode = 'update' adds "
+                    "them): %s", len(new), manifest.name, ", ".join(new[:10]) + (" …" if len(new) > 10 else ""))
     if problems:
         app.statuscode = 1
     else:

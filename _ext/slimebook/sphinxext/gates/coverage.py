@@ -1,4 +1,5 @@
-"""The coverage gate: every API name and syntax kind Slime uses is taught by a lesson or waived with a reason.
+"""The coverage gate: every API name and syntax kind the pinned code uses is taught by a lesson or waived with a
+reason.
 
 Lessons declare what they teach with ``lesson-teaches`` (:mod:`slimebook.sphinxext.directives.course`, kept in
 ``env.slimebook_teaches``); the waiver file (``slimebook_coverage_waivers``, default
@@ -9,7 +10,7 @@ After all documents are read (``env-check-consistency``) the gate warns, so ``-W
 * for a waiver pattern that excuses nothing: it matches no scanned name, or only taught ones (at its line);
 * for a waiver file that is not valid.
 
-A declared name that Slime never uses is only reported (one summary line; each name in the verbose log): a
+A declared name the pinned code never uses is only reported (one summary line; each name in the verbose log): a
 lesson may teach an API the pinned code does not happen to use. Without a waiver file the gate is off (the coverage page
 says so); documents that declare names depend on the waiver file, so editing it re-runs the check.
 """
@@ -93,8 +94,8 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
         logger.verbose("coverage: %s declares %r, which the scan does not find at the pin", docname, pattern)
     if result.absent:
         count = len(result.absent)
-        logger.info("coverage: %d declared name%s not used at the pin (fine: a lesson may teach what Slime "
-                    "does not use; -v lists them)", count, " is" if count == 1 else "s are")
+        logger.info("coverage: %d declared name%s not used at the pin (fine: a lesson may teach what the pinned "
+                    "code does not use; -v lists them)", count, " is" if count == 1 else "s are")
 
 
 def _depend(app: Sphinx, doctree) -> None:

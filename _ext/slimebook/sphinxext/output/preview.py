@@ -5,7 +5,8 @@
 past in a terminal the writer is not looking at, and a broken excerpt silently vanishes from the page. With
 ``slimebook_preview = True`` this module puts, at ``doctree-resolved``, an admonition listing the document's warnings
 (line and message) at the top of its doctree. Only the preview sets the value: ``make html`` and every other target
-never show the box.
+never show the box. The box says which build fails on those warnings: ``slimebook_build_command`` (default
+``sphinx-build -W``; this book's ``make html``).
 
 The warnings come from :mod:`.diagnostics`, whose handler on the ``sphinx`` logger keeps every warning the build
 logs by the document it points at (:func:`.diagnostics.document_warnings`), so the build's own output is
@@ -36,7 +37,7 @@ def _show(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     box = nodes.admonition(classes=["warning", BOX_CLASS])
     title = ngettext("Preview: building this page gave {n} warning ({command} fails on it)",
                      "Preview: building this page gave {n} warnings ({command} fails on them)",
-                     len(found)).format(n=len(found), command="make html")
+                     len(found)).format(n=len(found), command=app.config.slimebook_build_command)
     box += nodes.title(title, title)
     items = nodes.bullet_list()
     for line, message in sorted(found, key=lambda item: (item[0] or 0)):
@@ -50,6 +51,6 @@ def _show(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    """Declare ``slimebook_preview`` and draw the box."""
+    """Declare ``slimebook_preview`` and ``slimebook_build_command``, and draw the box."""
     declare_config(app, "preview")
     app.connect("doctree-resolved", _show)
