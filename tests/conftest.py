@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import textwrap
@@ -128,6 +129,25 @@ def make_source_repo(base: Path) -> SourceRepo:
     return SourceRepo(repo, pin, head)
 
 
+def blank_pdf(width: int, height: int) -> bytes:
+    """A one-page PDF of ``width`` x ``height`` pt with one diagonal line: a stand-in for an mmdc diagram."""
+    content = f"0 0 m {width} {height} l S".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] /Contents 4 0 R "
+               f"/Resources << >> >>".encode(),
+               b"<< /Length " + str(len(content)).encode() + b" >>\nstream\n" + content + b"\nendstream"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
 @pytest.fixture(scope="session")
 def source_repo(tmp_path_factory: pytest.TempPathFactory) -> SourceRepo:
     return make_source_repo(tmp_path_factory.mktemp("git"))
@@ -229,11 +249,130 @@ def root_at_pin(name: str, base: Path, upstream: SourceRepo) -> tuple[Path, Path
 #: Where the demo book's lock points: nowhere reachable, so every fetch goes through ``DEMO_SOURCE_URL``.
 DEMO_URL = "https://example.invalid/demo.git"
 
+# The demo repository (the demo book's upstream): a library named ``demo`` with its own API (a pool of workers that
+# runs jobs), a script that uses it beside asyncio, and a guide whose code block uses it too. Line numbers matter to
+# the demo book and its tests.
+DEMO_INIT = textwrap.dedent('''\
+    """The demo library: a pool of workers that runs jobs."""
+
+    from demo.pool import Job, Pool, connect
+
+    __all__ = ["Job", "Pool", "connect"]
+    ''')
+
+DEMO_POOL = textwrap.dedent('''\
+    import asyncio
+
+
+    class Job:
+        """One submitted call: wait for its result, or cancel it."""
+
+        def __init__(self, fn, arg):
+            self.fn, self.arg = fn, arg
+            self.cancelled = False
+
+        def wait(self):
+            return None if self.cancelled else self.fn(self.arg)
+
+        def cancel(self):
+            self.cancelled = True
+
+
+    class Pool:
+        """Workers behind one address; submit hands them a call."""
+
+        def __init__(self, url=""):
+            self.url = url
+            self.jobs = []
+
+        def submit(self, fn, arg=None):
+            job = Job(fn, arg)
+            self.jobs.append(job)
+            return job
+
+        def close(self):
+            self.jobs.clear()
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.close()
+
+
+    def connect(url):
+        return Pool(url)
+
+
+    async def drain(pool):
+        await asyncio.sleep(0)
+        return [job.wait() for job in pool.jobs]
+    ''')
+
+#: Commit 2 gives ``demo/pool.py`` a module docstring: every line of the pinned version moves down by two.
+DEMO_POOL_V2 = '"""Jobs, and the pool of workers that runs them."""\n\n' + DEMO_POOL
+
+DEMO_JOBS = textwrap.dedent('''\
+    import asyncio
+
+    import demo
+    from demo import Pool
+
+
+    async def run(n):
+        pool = demo.connect("tcp://x")
+        job = pool.submit(n)
+        await asyncio.sleep(0)
+        return job.wait()
+
+
+    def stop(p: Pool):
+        p.close()
+        with demo.pool.Pool() as other:
+            other.submit(2).cancel()
+    ''')
+
+DEMO_GUIDE = textwrap.dedent('''\
+    # Guide
+
+    ```python
+    import demo
+
+    demo.connect("tcp://y").submit(1)
+    ```
+    ''')
+
+
+def make_demo_repo(base: Path) -> SourceRepo:
+    """Build the demo repository: commit 1 (the pin) and commit 2 (``demo/pool.py`` two lines lower)."""
+    repo = base / "demo"
+    for folder in ("demo", "app", "docs"):
+        (repo / folder).mkdir(parents=True)
+    git("init", "--quiet", "--initial-branch=main", str(repo), cwd=base)
+    (repo / "README.md").write_text("# demo\n\nA pool of workers that runs jobs.\n")
+    (repo / "demo" / "__init__.py").write_text(DEMO_INIT)
+    (repo / "demo" / "pool.py").write_text(DEMO_POOL)
+    (repo / "app" / "jobs.py").write_text(DEMO_JOBS)
+    (repo / "docs" / "guide.md").write_text(DEMO_GUIDE)
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", "one", cwd=repo)
+    pin = git("rev-parse", "HEAD", cwd=repo).strip()
+    (repo / "demo" / "pool.py").write_text(DEMO_POOL_V2)
+    git("commit", "--quiet", "-am", "two: a module docstring", cwd=repo)
+    head = git("rev-parse", "HEAD", cwd=repo).strip()
+    return SourceRepo(repo, pin, head)
+
+
+@pytest.fixture(scope="session")
+def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> SourceRepo:
+    """The demo book's upstream (:func:`make_demo_repo`), built once per session."""
+    return make_demo_repo(tmp_path_factory.mktemp("demo-git"))
+
 
 @pytest.fixture
-def demo_book(tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of ``tests/roots/test-demo-book`` (source name ``demo``) whose lock pins the fixture upstream's commit 1
-    under an unreachable URL, with ``DEMO_SOURCE_URL`` pointing at the upstream and a private cache
+def demo_book(tmp_path: Path, demo_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of ``tests/roots/test-demo-book`` (source name ``demo``) whose lock pins the demo repository's commit 1
+    under an unreachable URL, with ``DEMO_SOURCE_URL`` pointing at the repository and a private cache
     (``SLIMEBOOK_CACHE``) already holding the pin. Returns the book's directory."""
     from slimebook.lock import load_lock
     from slimebook.store import SourceStore
@@ -241,9 +380,9 @@ def demo_book(tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.Monke
     book = copy_root("demo-book", tmp_path)
     lock = book / "locks" / "sources.toml"
     lock.parent.mkdir()
-    lock.write_text(source_repo.lock_text(url=DEMO_URL, name="demo"))
+    lock.write_text(demo_repo.lock_text(url=DEMO_URL, name="demo"))
     monkeypatch.setenv("SLIMEBOOK_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("DEMO_SOURCE_URL", str(source_repo.path))
+    monkeypatch.setenv("DEMO_SOURCE_URL", str(demo_repo.path))
     SourceStore(load_lock(lock, "demo")).fetch()
     return book
 
@@ -253,3 +392,46 @@ def copy_root(name: str, dest: Path) -> Path:
     target = dest / f"test-{name}"
     shutil.copytree(ROOTS / f"test-{name}", target)
     return target
+
+
+# -- what a build writes, read as text ---------------------------------------------------------------------------
+#: CJK characters and punctuation: radicals, symbols and punctuation (U+3000…), kana, Hangul, ideographs, the
+#: compatibility and full-width forms (U+FF00…).
+CJK = re.compile("[\u2e80-\u2fff\u3000-\u30ff\u3100-\u31ff\u3200-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+                 "\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0002ffff]")
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def output_texts(outdir: Path) -> dict[str, str]:
+    """Every file a build wrote under ``outdir`` that reads as text, by path relative to ``outdir``: the pages,
+    scripts, styles, data files, ``.tex`` and ``.sty``; ``objects.inv`` decompressed; a stylesheet without its
+    comments (a reader never sees them, and a note in ``slimebook-usage.css`` quotes the Chinese headers it keeps
+    whole: changing it would change the ``?v=`` checksum in every page of the Chinese book). Images, fonts and other
+    binary files are left out."""
+    import zlib
+
+    found = {}
+    for path in sorted(p for p in outdir.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        if path.name == "objects.inv":
+            header, _sep, body = data.partition(b"compressed using zlib.\n")
+            data = header + _sep + zlib.decompress(body)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # images, fonts, PDFs
+        found[path.relative_to(outdir).as_posix()] = _CSS_COMMENT.sub("", text) if path.suffix == ".css" else text
+    return found
+
+
+def cjk_leaks(texts: dict[str, str]) -> dict[str, str]:
+    """Per file of ``texts`` (:func:`output_texts`) holding a CJK character, the first one with the text around it
+    (``"line 12: …"``)."""
+    found = {}
+    for name, text in texts.items():
+        match = CJK.search(text)
+        if match:
+            line = text.count("\n", 0, match.start()) + 1
+            found[name] = f"line {line}: {' '.join(text[max(0, match.start() - 40):match.end() + 40].split())}"
+    return found

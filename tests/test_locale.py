@@ -21,18 +21,12 @@ from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 from docutils import nodes
 
-from conftest import SourceRepo, root_at_pin
+from conftest import CJK, SourceRepo, cjk_leaks, output_texts, root_at_pin
 from slimebook.scan.categories import default_table
 from slimebook.sphinxext.locale import LOCALE_DIR, fill, source_title
 
 SPHINXEXT = LOCALE_DIR.parent
 PO = LOCALE_DIR / "zh_CN" / "LC_MESSAGES" / "slimebook.po"
-
-#: CJK characters and punctuation: radicals, symbols and punctuation (U+3000…), kana, Hangul, ideographs, the
-#: compatibility and full-width forms.
-CJK = re.compile("[\u2e80-\u2fff\u3000-\u30ff\u3100-\u31ff\u3200-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-                 "\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0002ffff]")
-
 
 CJK_RUNS = re.compile(CJK.pattern + "+")
 
@@ -157,33 +151,6 @@ def test_the_project_is_named_from_the_lock(lock_file: Path) -> None:
 
 
 # -- an English book --------------------------------------------------------------------------------------------
-_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
-
-
-def _texts(outdir: Path) -> dict[str, str]:
-    """Every file under ``outdir`` that reads as UTF-8 text (pages, scripts, styles, the .tex), by relative path;
-    a stylesheet without its comments (a reader never sees them; a note in ``slimebook-usage.css`` quotes the
-    Chinese headers it keeps whole)."""
-    found = {}
-    for path in sorted(p for p in outdir.rglob("*") if p.is_file()):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue  # images, fonts, objects.inv
-        found[path.relative_to(outdir).as_posix()] = _CSS_COMMENT.sub("", text) if path.suffix == ".css" else text
-    return found
-
-
-def _cjk(texts: dict[str, str]) -> dict[str, list[str]]:
-    """Per file, the lines holding a CJK character (the first three)."""
-    found = {}
-    for name, text in texts.items():
-        lines = [line.strip()[:120] for line in text.splitlines() if CJK.search(line)]
-        if lines:
-            found[name] = lines[:3]
-    return found
-
-
 @pytest.fixture
 def english(tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch):
     """``build(buildername="html", **confoverrides) -> app`` of the English book at the fixture pin."""
@@ -211,14 +178,14 @@ def english(tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyP
 def test_an_english_book_writes_no_cjk_character(english) -> None:
     app = english("html")
     assert app._warning.getvalue() == ""
-    texts = _texts(Path(app.outdir))
+    texts = output_texts(Path(app.outdir))
     pages = [name for name in texts if name.endswith(".html")]
     # the generated pages are all there: usage pages, source check, snapshots, a repository-map page, a redirect
     for page in ("_slimebook/usage/index.html", "_slimebook/usage/coverage.html", "_slimebook/usage/files.html",
                  "_slimebook/usage/category/candidates.html", "_slimebook/source-check.html",
                  "_snapshot/pkg/mod.py.html", "_slimebook/usage/dir/pkg.html", "moved.html"):
         assert page in pages, page
-    assert _cjk(texts) == {}
+    assert cjk_leaks(texts) == {}
     index, lesson, guide = (texts[f"{name}.html"] for name in ("index", "lesson", "guide"))
     assert re.search(r"\d+ occurrences? in \d+ files?: ", index)
     assert "0 (not used by Slime)" in index
@@ -243,9 +210,9 @@ def test_an_english_book_writes_no_cjk_character(english) -> None:
 def test_an_english_pdf_has_english_fixed_names(english) -> None:
     app = english("latex")
     assert app._warning.getvalue() == ""
-    texts = _texts(Path(app.outdir))
+    texts = output_texts(Path(app.outdir))
     assert "english.tex" in texts and "slimebook.sty" in texts
-    assert _cjk(texts) == {}
+    assert cjk_leaks(texts) == {}
     sty = texts["slimebook.sty"]
     assert r"\renewcommand{\chaptername}{Chapter}" in sty and "\\def\\@chappos{}" in sty
     assert r"\begin{sphinxadmonition}{note}{Question \theslimebookquestion}" in sty

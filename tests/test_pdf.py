@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SourceRepo, git, root_at_pin
+from conftest import ROOT, SourceRepo, blank_pdf, git, root_at_pin
 from slimebook import pdfdiagrams
 
 LONG_PY = "".join(f"value_{n} = {n}  # line {n}\n" for n in range(1, 101))
@@ -33,25 +33,6 @@ def _upstream(base: Path) -> SourceRepo:
     git("commit", "--quiet", "-m", "one", cwd=repo)
     pin = git("rev-parse", "HEAD", cwd=repo).strip()
     return SourceRepo(repo, pin, pin)
-
-
-def blank_pdf(width: int, height: int) -> bytes:
-    """A one-page PDF of ``width`` x ``height`` pt with one diagonal line: a stand-in for an mmdc diagram."""
-    content = f"0 0 m {width} {height} l S".encode()
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] /Contents 4 0 R "
-               f"/Resources << >> >>".encode(),
-               b"<< /Length " + str(len(content)).encode() + b" >>\nstream\n" + content + b"\nendstream"]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
 
 
 #: diagram.md's images: natural sizes in pt
