@@ -43,8 +43,8 @@ class Anchor:
 
 MANIFEST_HEADER = """\
 # Published anchors of the book: "page#id kind", one per line, sorted.
-# Rewritten by `make anchors-update`. `make anchors-check` fails when one of them disappears
-# without a line "old new" in sources/redirects.txt.
+# Rewritten by a build with slimebook_anchors_mode = 'update'; a build with 'check' fails when one of them
+# disappears without a line "old new" in the redirects file (slimebook_anchors_redirects).
 """
 
 
