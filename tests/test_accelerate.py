@@ -332,6 +332,13 @@ def test_step_aside_reason() -> None:
         "pkg.probed.usable() found this Sphinx different")
     assert step_aside_reason(_module(usable=lambda: True)) is None
 
+    def probe() -> bool:
+        raise AttributeError("type object 'StandaloneHTMLBuilder' has no attribute 'init_css_files'")
+
+    assert step_aside_reason(_module("pkg.failing", usable=probe)) == (
+        "pkg.failing.usable() failed (AttributeError: type object 'StandaloneHTMLBuilder' has no attribute "
+        "'init_css_files')")
+
 
 def test_names_in_reads_the_code_of_a_function_and_what_it_nests() -> None:
     from sphinx.search import IndexBuilder

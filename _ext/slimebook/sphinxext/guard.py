@@ -92,7 +92,8 @@ def names_in(function: object, *names: str) -> bool:
 
 def step_aside_reason(module: ModuleType, version: tuple[int, int] | None = None) -> str | None:
     """Why ``module`` must not patch this Sphinx (``None``: it may): a Sphinx ``version`` (default: the running one,
-    ``(major, minor)``) outside the module's ``SPHINX`` range, or a :func:`missing` requirement of its ``REQUIRES``."""
+    ``(major, minor)``) outside the module's ``SPHINX`` range, a :func:`missing` requirement of its ``REQUIRES``, or
+    its ``usable()`` returning false or raising. Never raises."""
     version = version or tuple(sphinx.version_info[:2])  # type: ignore[assignment]
     lowest, highest = getattr(module, "SPHINX", ((0, 0), (999, 0)))
     if not lowest <= version <= highest:
@@ -102,9 +103,13 @@ def step_aside_reason(module: ModuleType, version: tuple[int, int] | None = None
     if gone:
         return "it patches what is not there: " + ", ".join(gone)
     usable = getattr(module, "usable", None)  # what REQUIRES cannot say: instance attributes, behaviour
-    if usable is not None and not usable():
-        return f"{module.__name__}.usable() found this Sphinx different"
-    return None
+    if usable is None:
+        return None
+    try:
+        fits = usable()
+    except Exception as exc:  # noqa: BLE001 - a probe that fails on another Sphinx says the same as False
+        return f"{module.__name__}.usable() failed ({type(exc).__name__}: {exc})"
+    return None if fits else f"{module.__name__}.usable() found this Sphinx different"
 
 
 def step_aside(module_name: str, reason: str) -> None:
