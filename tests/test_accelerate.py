@@ -468,6 +468,7 @@ def test_every_private_name_a_module_touches_is_guarded(package: ModuleType, lis
     assert unguarded == {}
 
 
-def test_the_fixes_name_the_sphinx_issue_they_work_around() -> None:
-    for module in _modules(fixes, fixes.FIXES):
-        assert re.search(r"sphinx-doc/sphinx#\d+", module.__doc__), module.__name__
+@pytest.mark.parametrize(("name", "issue"), [("duplicatetargets", 4459), ("indexentries", 12599)])
+def test_a_fix_of_a_sphinx_bug_names_its_issue(name: str, issue: int) -> None:
+    # (fixes.errorcount works around a designed behaviour, errors counted as warnings, which its docstring describes)
+    assert f"sphinx-doc/sphinx#{issue}" in importlib.import_module(f"{fixes.__name__}.{name}").__doc__
