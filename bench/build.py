@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python bench/build.py [--excerpts 300] [--skip-book] [--skip-excerpts] [--keep]
+                                    [--accelerate on|off|both]
 
 Measures, in one run (not a test; prints, never asserts):
 
@@ -14,6 +15,11 @@ Measures, in one run (not a test; prints, never asserts):
    no second core to itself), the median ratio of each ``-j 2`` run to the ``-j 1`` run just before it (steadier
    when the machine's speed drifts over minutes), and whether the two outputs agree on every generated page (usage,
    repository-map records, snapshots), every lesson page and the usage downloads (byte for byte).
+   ``--accelerate off`` builds with ``-D slimebook_accelerate=0`` (Sphinx's stock behaviour,
+   :mod:`slimebook.sphinxext.accelerate`); ``both`` runs the accelerated and the stock builds in turn in the same
+   run (``-j 1`` and ``-j 2`` of each), prints their figures side by side with the ratio accelerated / stock of
+   each, and compares the two outputs file by file (all of them; ``.buildinfo`` without its configuration digest,
+   which differs because the accelerators' ``stableconfig`` adds the late static directories before Sphinx takes it).
 2. **Excerpts**: generated projects with the same ``--excerpts`` line ranges of the pinned ``.py`` files
    (10 documents): *slime-source* cites them with ``slime-source`` (read from git objects at the pin);
    *literalinclude* copies those files into the project and includes them with ``literalinclude`` and
@@ -35,6 +41,7 @@ import argparse
 import filecmp
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -76,12 +83,14 @@ class Timing:
 
 
 def _build(src: Path, out: Path, builder: str = "html", jobs: int = 1, warnings_fail: bool = True,
-           timed: bool = False) -> Timing:
+           timed: bool = False, accelerate: bool = True) -> Timing:
     """The time of one fresh build (raises with Sphinx's stderr when it fails); ``timed`` runs it through
-    ``bench/sphinx_timed.py`` for the idle-core estimate."""
+    ``bench/sphinx_timed.py`` for the idle-core estimate; ``accelerate=False`` adds ``-D slimebook_accelerate=0``."""
     shutil.rmtree(out, ignore_errors=True)
     runner = [sys.executable, str(ROOT / "bench" / "sphinx_timed.py")] if timed else SPHINX
     args = ["-q", "-b", builder, "-j", str(jobs), "-d", str(out / "doctrees"), str(src), str(out / builder)]
+    if not accelerate:
+        args[0:0] = ["-D", "slimebook_accelerate=0"]
     if warnings_fail:
         args[0:0] = ["-W", "--keep-going"]
     cmd = [*runner, *args]
@@ -104,32 +113,71 @@ def _compare(a: Path, b: Path) -> tuple[int, list[str]]:
     return len(names), differ
 
 
-def bench_book(work: Path, repeat: int) -> None:
+#: ``--accelerate`` → the modes built: True is the accelerated build (the default), False the stock one
+MODES = {"on": (True,), "off": (False,), "both": (True, False)}
+
+
+def _label(accelerate: bool) -> str:
+    return "accelerated" if accelerate else "stock"
+
+
+def _same_files(a: Path, b: Path) -> tuple[int, list[str]]:
+    """Every file of two outputs compared: how many, and those missing on one side or with other bytes
+    (``.buildinfo`` without its ``config:`` line: see the module docstring)."""
+    names = {str(p.relative_to(a)) for p in a.rglob("*") if p.is_file()}
+    names |= {str(p.relative_to(b)) for p in b.rglob("*") if p.is_file()}
+
+    def content(root: Path, name: str) -> bytes | None:
+        path = root / name
+        if not path.is_file():
+            return None
+        data = path.read_bytes()
+        return re.sub(rb"(?m)^config: [0-9a-f]+\n", b"", data) if name == ".buildinfo" else data
+
+    return len(names), sorted(n for n in names if content(a, n) != content(b, n))
+
+
+def bench_book(work: Path, repeat: int, modes: tuple[bool, ...] = (True,)) -> None:
     book = work / "book"
     copy_book(book)
     print(f"book: {sum(1 for _ in (book / 'chapters').rglob('*.md'))} chapter files; {os.cpu_count()} CPUs; "
-          f"-j 1 and -j 2 alternately, {repeat} of each, the least wall time of each counts", flush=True)
-    runs: dict[int, list[Timing]] = {1: [], 2: []}
+          f"-j 1 and -j 2 alternately, {repeat} of each, the least wall time of each counts; "
+          f"{' and '.join(_label(m) for m in modes)}", flush=True)
+    runs: dict[tuple[bool, int], list[Timing]] = {(mode, jobs): [] for mode in modes for jobs in (1, 2)}
     for _ in range(repeat):
+        for mode in modes:
+            for jobs in (1, 2):
+                load = os.getloadavg()[0]
+                timing = _build(book, work / f"{_label(mode)}-j{jobs}", jobs=jobs, timed=True, accelerate=mode)
+                runs[mode, jobs].append(timing)
+                print(f"  full build -j {jobs} {_label(mode):<12}{timing}   (load average {load:.1f} before)",
+                      flush=True)
+    best = {key: min(timings, key=lambda t: t.wall) for key, timings in runs.items()}
+    idle = {key: min(t.ideal for t in timings if t.ideal is not None) for key, timings in runs.items()}
+    for mode in modes:
+        one, two = best[mode, 1], best[mode, 2]
+        target = f"(target wall <= 0.7 {'met' if two.wall / one.wall <= 0.7 else 'NOT met'})" if mode else ""
+        print(f"  {_label(mode)}")
+        print(f"    ratio -j 2 / -j 1   {two.wall / one.wall:7.3f} wall {two.cpu / one.cpu:7.3f} CPU   {target}")
+        pairs = sorted(b.wall / a.wall for a, b in zip(runs[mode, 1], runs[mode, 2], strict=True))
+        print(f"    pairs               {statistics.median(pairs):7.3f} median wall ratio of each -j 2 run to the "
+              f"-j 1 run just before it (the machine's speed drifts between runs): "
+              f"{' '.join(f'{r:.3f}' for r in pairs)}")
+        print(f"    on idle cores       {idle[mode, 2] / idle[mode, 1]:7.3f} estimated from the CPU seconds of every "
+              f"process and parallel section (bench/sphinx_timed.py): {idle[mode, 2]:.1f} s / {idle[mode, 1]:.1f} s")
+        count, differ = _compare(work / f"{_label(mode)}-j1" / "html", work / f"{_label(mode)}-j2" / "html")
+        print(f"    outputs agree       {'yes' if not differ else 'NO'} ({count} files compared: usage, record and "
+              f"snapshot pages, downloads, lesson pages){'' if not differ else ': ' + ', '.join(differ[:10])}")
+    if len(modes) == 2:
+        print("  accelerated / stock, the least wall time of each (wall, CPU, idle-core estimate)")
         for jobs in (1, 2):
-            load = os.getloadavg()[0]
-            timing = _build(book, work / f"j{jobs}", jobs=jobs, timed=True)
-            runs[jobs].append(timing)
-            print(f"  full build -j {jobs}     {timing}   (load average {load:.1f} before)", flush=True)
-    one = min(runs[1], key=lambda t: t.wall)
-    two = min(runs[2], key=lambda t: t.wall)
-    print(f"  ratio -j 2 / -j 1   {two.wall / one.wall:7.3f} wall {two.cpu / one.cpu:7.3f} CPU   "
-          f"(target wall <= 0.7 {'met' if two.wall / one.wall <= 0.7 else 'NOT met'})")
-    pairs = sorted(b.wall / a.wall for a, b in zip(runs[1], runs[2], strict=True))
-    print(f"  pairs               {statistics.median(pairs):7.3f} median wall ratio of each -j 2 run to the -j 1 run "
-          f"just before it (the machine's speed drifts between runs): {' '.join(f'{r:.3f}' for r in pairs)}")
-    one_idle = min(t.ideal for t in runs[1] if t.ideal is not None)
-    two_idle = min(t.ideal for t in runs[2] if t.ideal is not None)
-    print(f"  on idle cores       {two_idle / one_idle:7.3f} estimated from the CPU seconds of every process and "
-          f"parallel section (bench/sphinx_timed.py): {two_idle:.1f} s / {one_idle:.1f} s")
-    count, differ = _compare(work / "j1" / "html", work / "j2" / "html")
-    print(f"  outputs agree       {'yes' if not differ else 'NO'} ({count} files compared: usage, record and "
-          f"snapshot pages, downloads, lesson pages){'' if not differ else ': ' + ', '.join(differ[:10])}")
+            on, off = best[True, jobs], best[False, jobs]
+            print(f"    -j {jobs}                {on.wall / off.wall:7.3f} wall {on.cpu / off.cpu:7.3f} CPU "
+                  f"{idle[True, jobs] / idle[False, jobs]:7.3f} idle   ({on.wall:.1f} s / {off.wall:.1f} s)")
+        for jobs in (1, 2):
+            count, differ = _same_files(work / f"accelerated-j{jobs}" / "html", work / f"stock-j{jobs}" / "html")
+            print(f"    -j {jobs} outputs agree  {'yes' if not differ else 'NO'} (every file, {count}: accelerated "
+                  f"against stock){'' if not differ else ': ' + ', '.join(differ[:10])}", flush=True)
 
 
 def _ranges(store, count: int) -> list[tuple[str, int, int]]:
@@ -233,11 +281,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-excerpts", action="store_true")
     parser.add_argument("--repeat", type=int, default=1, help="builds of each kind: best of N")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument("--accelerate", choices=sorted(MODES), default="on",
+                        help="the book with the accelerators on (default), off (-D slimebook_accelerate=0), or both "
+                             "in the same run, side by side")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="slimebook-bench-build-"))
     try:
         if not args.skip_book:
-            bench_book(work, args.repeat)
+            bench_book(work, args.repeat, MODES[args.accelerate])
         if not args.skip_excerpts:
             bench_excerpts(work, args.excerpts, args.repeat)
     finally:

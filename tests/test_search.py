@@ -81,11 +81,16 @@ def test_ascii_text_notes_its_latin_terms() -> None:
     assert search.stem("ies") == "ies"
 
 
-def _app(language: str = "zh_CN", fmt: str = "html", search: bool = True, search_language: str | None = None):
+def _app(language: str = "zh_CN", fmt: str = "html", search: bool = True, search_language: str | None = None,
+         registered: bool = True):
+    """An application as the hooks read it; ``registered``: the lazy search was registered at builder-inited."""
     from types import SimpleNamespace
 
+    from slimebook.sphinxext.accelerate.search import _REGISTERED
+
     config = SimpleNamespace(html_search_language=search_language, language=language)
-    return SimpleNamespace(config=config, builder=SimpleNamespace(format=fmt, search=search))
+    return SimpleNamespace(config=config, builder=SimpleNamespace(format=fmt, search=search,
+                                                                  **{_REGISTERED: registered}))
 
 
 @pytest.mark.parametrize(("app", "loads"), [
@@ -95,6 +100,7 @@ def _app(language: str = "zh_CN", fmt: str = "html", search: bool = True, search
     (_app(search_language="en"), False),
     (_app(fmt="latex"), False),
     (_app(search=False), False),  # epub: no search index
+    (_app(registered=False), False),  # the module stepped aside at builder-inited (or was not set up)
 ])
 def test_the_dictionary_is_loaded_while_reading_only_for_a_chinese_index(monkeypatch: pytest.MonkeyPatch, app,
                                                                           loads: bool) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from ..guard import Requirement
+from ..guard import Requirement, names_in
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
 SPHINX = ((9, 0), (9, 0))
@@ -27,9 +27,10 @@ SPHINX = ((9, 0), (9, 0))
 REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.highlighting:PygmentsBridge.get_formatter"),
     Requirement("sphinx.highlighting:PygmentsBridge.__init__", ("dest", "stylename")),
+    Requirement("sphinx.builders.html:StandaloneHTMLBuilder.init_highlighter"),
 )
 
-__all__ = ["reusing", "setup"]
+__all__ = ["reusing", "setup", "usable"]
 
 
 def reusing(factory: Callable[..., Any]) -> Callable[..., Any]:
@@ -63,6 +64,17 @@ def _install(app: Sphinx) -> None:
     for bridge in (getattr(app.builder, "highlighter", None), getattr(app.builder, "dark_highlighter", None)):
         if bridge is not None and not hasattr(bridge.formatter, "__wrapped__"):
             bridge.formatter = reusing(bridge.formatter)
+
+
+def usable() -> bool:
+    """Whether the instance attributes :func:`_install` reads are where it was written for: ``PygmentsBridge`` keeps
+    its formatter class in ``formatter`` (set in ``__init__``, called by ``get_formatter``), and the HTML builder's
+    ``init_highlighter`` sets ``highlighter`` and ``dark_highlighter``."""
+    from sphinx.builders.html import StandaloneHTMLBuilder
+    from sphinx.highlighting import PygmentsBridge
+
+    return (names_in(PygmentsBridge.__init__, "formatter") and names_in(PygmentsBridge.get_formatter, "formatter")
+            and names_in(StandaloneHTMLBuilder.init_highlighter, "highlighter", "dark_highlighter"))
 
 
 def setup(app: Sphinx) -> None:

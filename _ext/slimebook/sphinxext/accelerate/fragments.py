@@ -46,7 +46,7 @@ from sphinx.application import Sphinx
 from sphinx.builders.html._build_info import BuildInfo
 
 from ...atomicio import atomic_write
-from ..guard import Requirement
+from ..guard import Requirement, names_in
 from ..pages.usagetables import breakable, keep, kept_html, usage_details, visit_children, wbr
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
@@ -54,9 +54,11 @@ SPHINX = ((9, 0), (9, 0))
 #: What it patches or relies on, checked before its setup runs (:mod:`slimebook.sphinxext.guard`).
 REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.builders.html._build_info:BuildInfo", ("config", "tags", "config_categories")),
+    Requirement("sphinx.registry:SphinxComponentRegistry.get_translator_class", ("builder",)),
+    Requirement("sphinx.application:Sphinx.add_node", ("node", "override")),
 )
 
-__all__ = ["COUNTS", "DIRNAME", "KEEPABLE", "fingerprint", "fragment_key", "kept_html", "keep", "setup"]
+__all__ = ["COUNTS", "DIRNAME", "KEEPABLE", "fingerprint", "fragment_key", "kept_html", "keep", "setup", "usable"]
 
 #: The cache directory's name under the doctree directory.
 DIRNAME = "slimebook-fragments"
@@ -234,6 +236,16 @@ def prune(app: Sphinx, exception: BaseException | None) -> None:
 def _start(app: Sphinx, builder: Any) -> None:
     if app.builder.format == "html":
         build_context(app)
+
+
+def usable() -> bool:
+    """Whether the instance attributes this module reads are still set where it was written for: ``BuildInfo``'s
+    ``config_hash`` and ``tags_hash`` (its ``__init__``), and the HTML builder's ``current_docname`` (its
+    ``write_doc``; without it no subtree would ever be kept)."""
+    from sphinx.builders.html import StandaloneHTMLBuilder
+
+    return (names_in(BuildInfo.__init__, "config_hash", "tags_hash")
+            and names_in(StandaloneHTMLBuilder.write_doc, "current_docname"))
 
 
 def setup(app: Sphinx) -> None:

@@ -18,7 +18,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.environment.adapters.toctree import global_toctree_for_doc
 
-from ..guard import Requirement
+from ..guard import Requirement, names_in
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
 SPHINX = ((9, 0), (9, 0))
@@ -27,9 +27,22 @@ REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.builders.html:StandaloneHTMLBuilder._get_local_toctree", ("docname", "collapse")),
     Requirement("sphinx.environment.adapters.toctree:global_toctree_for_doc", ("env", "docname", "builder", "tags",
     "collapse")),
+    Requirement("sphinx.builders.html:StandaloneHTMLBuilder.render_partial", ("node",)),
+    Requirement("sphinx.builders:Builder.get_relative_uri", ("from_", "to")),
+    Requirement("sphinx.builders.html:StandaloneHTMLBuilder.get_target_uri", ("docname",)),
 )
 
-__all__ = ["setup"]
+__all__ = ["setup", "usable"]
+
+
+def usable() -> bool:
+    """Whether the page context's ``toctree`` is still ``_get_local_toctree`` (``handle_page``) and that method still
+    resolves the tree with ``global_toctree_for_doc`` and renders it with ``render_partial``: what :class:`_Navigation`
+    reproduces. (``REQUIRES`` checks their names and parameters; what the method's defaults are, it cannot.)"""
+    from sphinx.builders.html import StandaloneHTMLBuilder
+
+    return (names_in(StandaloneHTMLBuilder.handle_page, "_get_local_toctree")
+            and names_in(StandaloneHTMLBuilder._get_local_toctree, "global_toctree_for_doc", "render_partial"))
 
 
 _NAV = "slimebook_shared_navigation"

@@ -29,7 +29,12 @@ SPHINX = ((9, 0), (9, 0))
 REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.util.parallel:ParallelTasks._join_one"),
     Requirement("sphinx.util.parallel:ParallelTasks.terminate"),
+    Requirement("sphinx.util.parallel:ParallelTasks.__init__", ("nproc",)),
     Requirement("sphinx.util.parallel:ParallelTasks.add_task", ("task_func", "arg", "result_func")),
+    Requirement("sphinx.util.parallel:ParallelTasks.join"),
+    Requirement("sphinx.util.display:display_chunk"),
+    Requirement("sphinx.util.display:status_iterator", ("iterable", "summary", "color", "length", "verbosity",
+                                                        "stringify_func")),
 )
 
 __all__ = ["CHUNKS_PER_WORKER", "OrderedTasks", "by_cost_first", "chunks_by_cost", "setup", "usable",

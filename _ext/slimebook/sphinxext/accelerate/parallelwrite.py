@@ -48,23 +48,37 @@ from sphinx.util import logging
 from sphinx.util.display import status_iterator
 from sphinx.util.osutil import relative_uri
 
+from ..fixes import indexentries
 from ..fixes.indexentries import KeptIndexEntriesMixin
-from ..guard import Requirement
+from ..guard import Requirement, names_in
+from . import pagewriting
 from .pagewriting import OrderedTasks, chunks_by_cost
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
 SPHINX = ((9, 0), (9, 0))
-#: What it patches or relies on, checked before its setup runs (:mod:`slimebook.sphinxext.guard`).
+#: What it patches or relies on, checked before its setup runs (:mod:`slimebook.sphinxext.guard`); with what
+#: :class:`_Tasks` (a :class:`~slimebook.sphinxext.accelerate.pagewriting.OrderedTasks`) and the builders' base
+#: :class:`~slimebook.sphinxext.fixes.indexentries.KeptIndexEntriesMixin` rely on.
 REQUIRES: tuple[Requirement, ...] = (
+    Requirement("sphinx.builders:Builder.write_documents", ("docnames",)),
     Requirement("sphinx.builders:Builder._write_parallel"),
+    Requirement("sphinx.builders:BuildPhase"),
     Requirement("sphinx.search:IndexBuilder._word_collector", ("doctree",)),
     Requirement("sphinx.search:IndexBuilder.feed", ("docname", "filename", "title", "doctree")),
+    Requirement("sphinx.environment:BuildEnvironment.get_and_resolve_doctree", ("docname", "builder", "tags")),
+    Requirement("sphinx.highlighting:PygmentsBridge.get_lexer", ("source", "lang", "force")),
     Requirement("sphinx.builders.html:StandaloneHTMLBuilder.write_doc_serialized", ("docname", "doctree")),
+    Requirement("sphinx.builders.html:StandaloneHTMLBuilder.write_doc", ("docname", "doctree")),
+    Requirement("sphinx.builders.html:StandaloneHTMLBuilder.index_page", ("pagename", "doctree", "title")),
     Requirement("sphinx.builders.html:StandaloneHTMLBuilder.post_process_images", ("doctree",)),
+    Requirement("sphinx.builders.html:StandaloneHTMLBuilder.get_target_uri", ("docname",)),
     Requirement("sphinx.builders.html:StandaloneHTMLBuilder.load_indexer", ("docnames",)),
+    *pagewriting.REQUIRES,
+    *indexentries.REQUIRES,
 )
 
-__all__ = ["PipelinedDirectoryHTMLBuilder", "PipelinedHTMLBuilder", "PipelinedWriteMixin", "setup", "warm_lexers"]
+__all__ = ["PipelinedDirectoryHTMLBuilder", "PipelinedHTMLBuilder", "PipelinedWriteMixin", "setup", "usable",
+           "warm_lexers"]
 
 logger = logging.getLogger(__name__)
 
@@ -306,6 +320,22 @@ class PipelinedHTMLBuilder(PipelinedWriteMixin, KeptIndexEntriesMixin, Standalon
 class PipelinedDirectoryHTMLBuilder(PipelinedWriteMixin, KeptIndexEntriesMixin, DirectoryHTMLBuilder):
     """Sphinx's ``dirhtml`` builder with :class:`PipelinedWriteMixin`'s parallel writing and the index entries an
     incremental build keeps (:class:`~slimebook.sphinxext.fixes.indexentries.KeptIndexEntriesMixin`)."""
+
+
+def usable() -> bool:
+    """What ``REQUIRES`` cannot say: the builder's instance attributes :class:`PipelinedWriteMixin` reads
+    (``_app``, ``parallel_ok``, ``imgpath``, ``imagedir``, set in ``Builder.__init__``); that the HTML builder's
+    ``write_doc_serialized`` is still the two halves it does in its own order (the image paths through ``imgpath``
+    and ``post_process_images``, the page through ``longtitles`` and ``index_page``); and what its bases rely on
+    (:func:`~slimebook.sphinxext.accelerate.pagewriting.usable`: ``ParallelTasks``' ``_precvs_waiting``, ``_pworking``,
+    ``_precvs``, ``_procs`` and ``_join_one``, which ``_Tasks.poll`` reads too;
+    :func:`~slimebook.sphinxext.fixes.indexentries.usable`)."""
+    from sphinx.builders import Builder
+
+    return (names_in(Builder.__init__, "_app", "parallel_ok", "imgpath", "imagedir")
+            and names_in(StandaloneHTMLBuilder.write_doc_serialized, "imgpath", "imagedir", "post_process_images",
+                         "longtitles", "index_page")
+            and pagewriting.usable() and indexentries.usable())
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -35,16 +35,34 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ...atomicio import atomic_write
-from ..guard import Requirement
+from ..guard import Requirement, names_in
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
 SPHINX = ((9, 0), (9, 0))
 #: What it patches or relies on, checked before its setup runs (:mod:`slimebook.sphinxext.guard`).
 REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.environment:BuildEnvironment.__init__"),
+    Requirement("sphinx.builders:Builder.write", ("build_docnames", "updated_docnames", "method")),
+    Requirement("sphinx.domains:Domain.get_objects"),
+    Requirement("sphinx.domains._domains_container:_DomainsContainer.sorted"),
 )
 
-__all__ = ["WRITING_MARK", "entry", "navigation", "setup"]
+__all__ = ["WRITING_MARK", "entry", "navigation", "setup", "usable"]
+
+#: the environment's attributes :func:`entry` and :func:`navigation` read and :class:`_ParentWrites` changes
+_ENV_ATTRIBUTES = ("files_to_rebuild", "titles", "longtitles", "tocs", "toc_secnumbers", "toc_fignumbers",
+                   "toctree_includes", "metadata", "domaindata")
+
+
+def usable() -> bool:
+    """Whether the environment still sets the attributes this module reads (:data:`_ENV_ATTRIBUTES`, in
+    ``BuildEnvironment.__init__``) and ``Builder.write`` still collects the parents to write from
+    ``files_to_rebuild`` (after ``write-started``, which is when a child is held back)."""
+    from sphinx.builders import Builder
+    from sphinx.environment import BuildEnvironment
+
+    return (names_in(BuildEnvironment.__init__, *_ENV_ATTRIBUTES)
+            and names_in(Builder.write, "files_to_rebuild", "emit"))
 
 #: In the doctree directory while a build writes (see the module docstring).
 WRITING_MARK = "slimebook-writing"

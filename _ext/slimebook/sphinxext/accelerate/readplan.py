@@ -35,7 +35,7 @@ from sphinx.util.parallel import make_chunks, parallel_available
 
 from ...names import DEFAULT_SOURCE, SourceNames
 from ..context import source_names
-from ..guard import Requirement
+from ..guard import Requirement, names_in
 from . import search
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
@@ -44,9 +44,11 @@ SPHINX = ((9, 0), (9, 0))
 REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.builders:Builder._read_parallel", ("docnames", "nproc")),
     Requirement("sphinx.util.parallel:make_chunks", ("arguments", "nproc")),
+    Requirement("sphinx.util.parallel:parallel_available"),
+    Requirement("sphinx.util.parallel:ParallelTasks.add_task", ("task_func", "arg", "result_func")),
 )
 
-__all__ = ["estimate_seconds", "makespan", "marks", "plan_chunks", "setup"]
+__all__ = ["estimate_seconds", "makespan", "marks", "plan_chunks", "setup", "usable"]
 
 #: estimated seconds of reading per document and per byte of its source, beside what :data:`SECONDS_PER_MARK`
 #: counts (least squares over this book's 38 documents read with ``-j 2``: the size alone explained little)
@@ -200,6 +202,14 @@ def order_for_readers(app: Sphinx, env: Any, docnames: list[str]) -> None:
     costs = {name: estimate_seconds(_source(env, name), per_mark) for name in docnames}
     main_work = search.LOAD_SECONDS if search.loads_while_reading(app) else 0.0
     docnames[:] = [name for chunk in plan_chunks(costs, sizes, app.parallel, main_work) for name in chunk]
+
+
+def usable() -> bool:
+    """Whether ``Builder._read_parallel`` still cuts the documents with ``make_chunks`` and reads them with
+    ``ParallelTasks``: the schedule :func:`makespan` simulates."""
+    from sphinx.builders import Builder
+
+    return names_in(Builder._read_parallel, "make_chunks", "ParallelTasks")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

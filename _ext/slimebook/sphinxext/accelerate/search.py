@@ -37,7 +37,7 @@ from typing import Any, BinaryIO
 
 from sphinx.application import Sphinx
 
-from ..guard import Requirement
+from ..guard import Requirement, names_in, step_aside
 from ..output.search import chinese_search, indexes_chinese
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
@@ -47,12 +47,13 @@ REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.search.zh:jieba_load_userdict"),
     Requirement("sphinx.search.zh:JIEBA_DEFAULT_DICT"),
     Requirement("sphinx.search.zh:SearchChinese.__init__", ("options",)),
+    Requirement("sphinx.search.zh:SearchChinese.split", ("input",)),
+    Requirement("sphinx.util.parallel:make_chunks", ("arguments", "nproc")),
 )
 
 __all__ = [
     "LOAD_SECONDS", "import_jieba", "lazy_chinese_search", "load_dictionary", "load_while_reading",
-    "loads_while_reading",
-    "merge_with_a_free_core", "setup",
+    "jieba_usable", "loads_while_reading", "merge_with_a_free_core", "setup", "usable",
 ]
 
 #: seconds jieba's dictionary takes to load from jieba's cache file with :func:`load_dictionary` (0.23–0.45 s
@@ -140,6 +141,30 @@ def _has_jieba() -> bool:
     return True
 
 
+def usable() -> bool:
+    """Whether Sphinx's ``SearchChinese.__init__`` still loads the user dictionary with ``jieba_load_userdict``, the
+    load :class:`LazyChineseSearch` moves to its first :meth:`split`. jieba itself is checked when a build indexes
+    in Chinese (:func:`jieba_usable`), so that other builds do not import it."""
+    from sphinx.search.zh import SearchChinese
+
+    return names_in(SearchChinese.__init__, "jieba_load_userdict")
+
+
+def jieba_usable() -> bool:
+    """Whether jieba (imported through :func:`import_jieba`) has what this module touches: the ``marshal`` module
+    :func:`load_dictionary` swaps, read as a global by ``Tokenizer.initialize``, and the default tokenizer ``dt`` with
+    its ``initialized`` flag. True without jieba: the search then indexes the Latin terms only, as Sphinx's does.
+    (``jieba._compat``, whose file opener :func:`import_jieba` replaces, is optional: without it jieba's own
+    opener stays.)"""
+    import_jieba()
+    try:
+        import jieba
+    except ImportError:
+        return True
+    return (hasattr(jieba, "marshal") and hasattr(getattr(jieba, "dt", None), "initialized")
+            and names_in(getattr(getattr(jieba, "Tokenizer", None), "initialize", None), "marshal"))
+
+
 def lazy_chinese_search() -> type:
     """The :class:`LazyChineseSearch` class: the book's :func:`~slimebook.sphinxext.output.search.chinese_search`
     with jieba's dictionary loaded by the first :meth:`split` that needs jieba, and read whole (made on first use)."""
@@ -170,15 +195,30 @@ def lazy_chinese_search() -> type:
     return LazyChineseSearch
 
 
+#: ``app.builder.__dict__`` key, True once :func:`_register` registered :class:`LazyChineseSearch` for the build
+_REGISTERED = "slimebook_lazy_search"
+
+
 def _register(app: Sphinx) -> None:
-    if indexes_chinese(app):
-        app.add_search_language(lazy_chinese_search())
+    """``builder-inited``: register :class:`LazyChineseSearch` for a Chinese index, when :func:`jieba_usable`; else
+    step aside (one info line), leaving the book's stock search and jieba's own load."""
+    if not indexes_chinese(app):
+        return
+    if not jieba_usable():
+        step_aside(__name__, "jieba is not the one it was written for (jieba.marshal, jieba.dt.initialized, "
+                             "Tokenizer.initialize reading marshal)")
+        return
+    app.add_search_language(lazy_chinese_search())
+    app.builder.__dict__[_REGISTERED] = True
 
 
 def loads_while_reading(app: Sphinx) -> bool:
     """Whether :func:`load_while_reading` will load jieba's dictionary in this build: an HTML builder with a search
-    index in Chinese whose dictionary is not loaded yet."""
-    if not (indexes_chinese(app) and getattr(app.builder, "search", False) and _has_jieba()):
+    index in Chinese whose dictionary is not loaded yet, for which :func:`_register` registered the lazy search (so
+    never when this module stepped aside, or was not set up: :mod:`~slimebook.sphinxext.accelerate.readplan` asks
+    too)."""
+    if not (app.builder.__dict__.get(_REGISTERED) and indexes_chinese(app) and getattr(app.builder, "search", False)
+            and _has_jieba()):
         return False
     import jieba
 

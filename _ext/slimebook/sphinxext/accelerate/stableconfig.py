@@ -33,9 +33,20 @@ SPHINX = ((9, 0), (9, 0))
 #: What it patches or relies on, checked before its setup runs (:mod:`slimebook.sphinxext.guard`).
 REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.builders.html:StandaloneHTMLBuilder.init_css_files"),
+    Requirement("sphinx.builders.html:StandaloneHTMLBuilder.init_js_files"),
 )
 
-__all__ = ["LATE_STATIC_DIRS", "setup"]
+__all__ = ["LATE_STATIC_DIRS", "setup", "usable"]
+
+
+def usable() -> bool:
+    """Whether the HTML builder still gives the entries of ``html_css_files`` and ``html_js_files`` the priority
+    800 (``attrs.setdefault("priority", 800)`` in ``init_css_files`` and ``init_js_files``), the default
+    :func:`_early` sets first."""
+    from sphinx.builders.html import StandaloneHTMLBuilder
+
+    return all(800 in method.__code__.co_consts and "setdefault" in method.__code__.co_names
+               for method in (StandaloneHTMLBuilder.init_css_files, StandaloneHTMLBuilder.init_js_files))
 
 
 def _beside(module: str, name: str) -> Callable[[], Path]:

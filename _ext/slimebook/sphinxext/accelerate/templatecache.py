@@ -39,7 +39,7 @@ from sphinx.application import Sphinx
 from sphinx.builders.html._build_info import BuildInfo
 from sphinx.util import logging
 
-from ..guard import Requirement
+from ..guard import Requirement, names_in
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
 SPHINX = ((9, 0), (9, 0))
@@ -47,9 +47,24 @@ SPHINX = ((9, 0), (9, 0))
 REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.builders.html._build_info:BuildInfo", ("config", "tags", "config_categories")),
     Requirement("sphinx.jinja2glue:BuiltinTemplateLoader.init", ("builder",)),
+    Requirement("sphinx.application:Sphinx.fresh_env_used"),
+    Requirement("jinja2.utils:_PassArg.from_obj", ("obj",)),
+    Requirement("jinja2.bccache:FileSystemBytecodeCache._get_cache_filename", ("bucket",)),
 )
 
-__all__ = ["CACHE_DIRNAME", "KeptTemplates", "cache_directory", "environment_digest", "setup"]
+__all__ = ["CACHE_DIRNAME", "KeptTemplates", "cache_directory", "environment_digest", "setup", "usable"]
+
+
+def usable() -> bool:
+    """Whether the instance attributes this module reads and sets are where it was written for: the template
+    bridge's Jinja ``environment`` (set in ``BuiltinTemplateLoader.init``), ``BuildInfo``'s ``config_hash`` (its
+    ``__init__``), and the ``directory`` of Jinja's ``FileSystemBytecodeCache``, which :class:`KeptTemplates` names
+    late and Jinja reads for every file (``_get_cache_filename``)."""
+    from jinja2.bccache import FileSystemBytecodeCache
+    from sphinx.jinja2glue import BuiltinTemplateLoader
+
+    return (names_in(BuiltinTemplateLoader.init, "environment") and names_in(BuildInfo.__init__, "config_hash")
+            and names_in(FileSystemBytecodeCache._get_cache_filename, "directory"))
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,8 @@ it with what the environment holds at that moment. Two builds miss such warnings
 * with ``-j N`` each reader is a fork that sees the documents not being read and its own chunk only, and the
   domains' ``merge_domaindata`` keeps the last definition merged without a word (``XXX duplicates?``); so a
   ``-W -j 2`` build passed where ``-j 1`` failed, depending on how the documents were cut into chunks
-  (:mod:`slimebook.sphinxext.accelerate.readplan` changes that cut);
+  (:mod:`slimebook.sphinxext.accelerate.readplan` changes that cut). Sphinx's issue: "parallel mode of sphinx-build
+  could not detect duplicated labels" (sphinx-doc/sphinx#4459, open since 2018);
 * an incremental build reads the changed documents only, against an environment that kept one definition of each
   name: when the kept one belongs to the document read again, the other one is forgotten and the warning too.
 
@@ -36,7 +37,7 @@ from sphinx.util.logging import is_suppressed_warning
 
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envdata import doc_data, keep_per_doc
-from ..guard import Requirement
+from ..guard import Requirement, names_in
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
 SPHINX = ((9, 0), (9, 0))
@@ -45,9 +46,23 @@ REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.domains.std:StandardDomain.process_doc", ("env", "docname", "document")),
     Requirement("sphinx.domains.std:StandardDomain.note_object", ("objtype", "name", "labelid")),
     Requirement("sphinx.util.logging:is_suppressed_warning", ("warning_type", "sub_type", "suppress_warnings")),
+    Requirement("sphinx.domains.math:MathDomain.note_equation", ("docname", "labelid")),
+    Requirement("sphinx.domains.python:PythonDomain.note_object", ("name", "objtype", "node_id", "aliased")),
+    Requirement("sphinx.domains.python:ObjectEntry.aliased"),
+    Requirement("sphinx.domains.javascript:JavaScriptDomain.note_object", ("fullname", "objtype", "node_id")),
 )
 
-__all__ = ["MESSAGE", "RULES", "Definition", "Rule", "serial_warnings", "setup"]
+__all__ = ["MESSAGE", "RULES", "Definition", "Rule", "serial_warnings", "setup", "usable"]
+
+
+def usable() -> bool:
+    """Whether the environment still keeps the domains' data in ``domaindata`` (``BuildEnvironment.__init__``), where
+    :data:`RULES` read each registry, and a parallel read still merges each reader's ``domaindata`` into it
+    (``merge_info_from``, through the domains' ``merge_domaindata``)."""
+    from sphinx.environment import BuildEnvironment
+
+    return (names_in(BuildEnvironment.__init__, "domaindata")
+            and names_in(BuildEnvironment.merge_info_from, "domaindata"))
 
 _RECORDS = "slimebook_definitions"  # docname -> list[Definition] (per document, envdata)
 _BUILD = "slimebook_definitions_build"  # this build's _Read

@@ -5,7 +5,8 @@ Sphinx 9.0 keeps the search index's index entries (``{index}``, glossary terms) 
 and ``IndexBuilder.load``, which reads the last ``searchindex.js`` back for the documents not written again, restores
 titles and words but not index entries. So every incremental build dropped the index entries of every document it
 did not write again: after ``make html`` on an unchanged book but one chapter, ``searchindex.js`` held the entries of
-that chapter only (measured: the PEP entries of the references page were gone).
+that chapter only (measured: the PEP entries of the references page were gone). Sphinx's issue: "'indexentries'
+section missing results from search index following non-fresh project rebuild" (sphinx-doc/sphinx#12599, open).
 
 :class:`KeptIndexEntriesMixin` restores them for an HTML builder: Sphinx's ``load_indexer`` parses the last file as
 before, the ``indexentries`` of that parse are put back for the documents it keeps (:func:`restore_index_entries`),
@@ -24,7 +25,7 @@ from sphinx.application import Sphinx
 from sphinx.builders.dirhtml import DirectoryHTMLBuilder
 from sphinx.builders.html import StandaloneHTMLBuilder
 
-from ..guard import Requirement
+from ..guard import Requirement, names_in
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
 SPHINX = ((9, 0), (9, 0))
@@ -33,9 +34,21 @@ REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.builders.html:StandaloneHTMLBuilder.load_indexer", ("docnames",)),
     Requirement("sphinx.builders.html:StandaloneHTMLBuilder.dump_search_index"),
     Requirement("sphinx.builders.html:StandaloneHTMLBuilder.indexer_format"),
+    Requirement("sphinx.search:IndexBuilder.load", ("stream", "format")),
 )
 
-__all__ = ["KeptIndexEntriesMixin", "restore_index_entries"]
+__all__ = ["KeptIndexEntriesMixin", "restore_index_entries", "setup", "usable"]
+
+
+def usable() -> bool:
+    """Whether the index still keeps its entries in the instance attribute ``_index_entries`` (``IndexBuilder``'s
+    ``__init__``) and the builder still reads and writes the index through ``indexer_format`` (``load_indexer``,
+    ``dump_search_index``), which :class:`KeptIndexEntriesMixin` stands in for while Sphinx reads."""
+    from sphinx.search import IndexBuilder
+
+    return (names_in(IndexBuilder.__init__, "_index_entries")
+            and names_in(StandaloneHTMLBuilder.load_indexer, "indexer_format")
+            and names_in(StandaloneHTMLBuilder.dump_search_index, "indexer_format"))
 
 
 def restore_index_entries(entries: dict[str, list[tuple[str, str, str]]], frozen: Any,
