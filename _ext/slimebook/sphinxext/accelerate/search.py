@@ -199,6 +199,13 @@ def lazy_chinese_search() -> type:
 _REGISTERED = "slimebook_lazy_search"
 
 
+def _import_first(app: Sphinx) -> None:
+    """``builder-inited``, before the book's stock zh search is registered (which imports ``sphinx.search.zh`` and so
+    jieba): import jieba without ``pkg_resources`` (:func:`import_jieba`) for a Chinese index."""
+    if indexes_chinese(app):
+        import_jieba()
+
+
 def _register(app: Sphinx) -> None:
     """``builder-inited``: register :class:`LazyChineseSearch` for a Chinese index, when :func:`jieba_usable`; else
     step aside (one info line), leaving the book's stock search and jieba's own load."""
@@ -260,6 +267,7 @@ def load_while_reading(app: Sphinx, *_args: object) -> None:
 def setup(app: Sphinx) -> None:
     """Register :class:`ChineseSearch` for ``zh`` when an HTML builder starts; load jieba's dictionary while a
     parallel read leaves a core free."""
+    app.connect("builder-inited", _import_first, priority=400)  # before the book's own zh search imports jieba (500)
     app.connect("builder-inited", _register, priority=600)  # after the book's own zh search is registered (500)
     app.connect("env-before-read-docs", _count_readers, priority=950)
     app.connect("env-merge-info", load_while_reading, priority=900)
