@@ -82,7 +82,7 @@ def _asked() -> set[tuple[str | None, str, str | None]]:
     for path in sorted(SPHINXEXT.rglob("*.html")) + sorted(SPHINXEXT.rglob("*.jinja")):
         for match in _TEMPLATE_CALL.finditer(path.read_text(encoding="utf-8")):
             found.add((None, match.group(1), None))
-    # the shipped default category table's descriptions are message ids too (usagepages.category_description)
+    # the shipped default category table's descriptions are message ids too (categorypages.category_description)
     found.update((None, text, None) for text in default_table().descriptions.values() if text)
     return found
 
@@ -151,24 +151,50 @@ def test_the_project_is_named_from_the_lock(lock_file: Path) -> None:
 
 
 # -- an English book --------------------------------------------------------------------------------------------
+def _define(value: object) -> str:
+    """A configuration value as ``sphinx-build -D`` takes it (a list comma-separated, a bool as 0 or 1)."""
+    if isinstance(value, list):
+        return ",".join(value)
+    return str(int(value)) if isinstance(value, bool) else str(value)
+
+
 @pytest.fixture
 def english(tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch):
-    """``build(buildername="html", **confoverrides) -> app`` of the English book at the fixture pin."""
-    src, cache = root_at_pin("english", tmp_path, source_repo)
-    monkeypatch.setenv("SLIMEBOOK_CACHE", str(cache))
+    """``build(buildername="html", in_process=False, **confoverrides) -> app`` of the English book at the fixture pin.
+
+    A build runs in a fresh ``python -m sphinx`` process, as a real build does (the result has the ``outdir`` and
+    ``_warning`` of a test app): Sphinx's own words ("Python Module Index"…) in a process where a test has built a
+    Chinese book before can stay Chinese (Sphinx's state, not the extension's). ``in_process=True`` builds with a
+    :class:`SphinxTestApp` here, for the test of two languages in one process."""
+    import subprocess
+    import sys
     from io import StringIO
+    from types import SimpleNamespace
 
     from sphinx.testing.util import SphinxTestApp
 
+    src, cache = root_at_pin("english", tmp_path, source_repo)
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(cache))
     apps: list[SphinxTestApp] = []
+    count = [0]
 
-    def build(buildername: str = "html", **overrides) -> SphinxTestApp:
-        out = tmp_path / f"out-{len(apps)}"
-        app = SphinxTestApp(buildername, srcdir=src, builddir=out, status=StringIO(), warning=StringIO(),
-                            confoverrides=overrides)
-        apps.append(app)
-        app.build()
-        return app
+    def build(buildername: str = "html", in_process: bool = False, **overrides):
+        out = tmp_path / f"out-{count[0]}"
+        count[0] += 1
+        if in_process:
+            app = SphinxTestApp(buildername, srcdir=src, builddir=out, status=StringIO(), warning=StringIO(),
+                                confoverrides=overrides)
+            apps.append(app)
+            app.build()
+            return app
+        defines = [f"-D{key}={_define(value)}" for key, value in overrides.items()]
+        outdir = out / buildername
+        done = subprocess.run([sys.executable, "-m", "sphinx", "-b", buildername, "-q", "-d", str(out / "doctrees"),
+                               *defines, str(src), str(outdir)], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        warnings = "\n".join(line for line in done.stderr.splitlines() if "jieba" not in line.lower()
+                             and not line.startswith(("Building prefix", "Loading model", "Prefix dict")))
+        return SimpleNamespace(outdir=outdir, _warning=StringIO(warnings))
 
     yield build
     for app in apps:
@@ -224,14 +250,14 @@ def test_the_language_chooses_the_words_build_by_build(english) -> None:
     """A Chinese build and then an English one in the same process: each gets its own language. (Sphinx merges a
     catalog into the translator an earlier build registered; the extension starts each build from its own. Sphinx's
     own words, "索引" in a page's head, stay Chinese in such a second build: ``SphinxTestApp.cleanup`` resets them.)"""
-    chinese = english("html", language="zh_CN")
+    chinese = english("html", in_process=True, language="zh_CN")
     guide = (Path(chinese.outdir) / "guide.html").read_text(encoding="utf-8")
     assert "你在这里" in guide and "生成的页面" in guide
-    latex = english("latex", language="zh_CN")
+    latex = english("latex", in_process=True, language="zh_CN")
     sty = (Path(latex.outdir) / "slimebook.sty").read_text(encoding="utf-8")
     assert "\\renewcommand{\\chaptername}{第}" in sty and "\\def\\@chappos{章\\enspace}" in sty
     assert "{问题 \\theslimebookquestion}" in sty
-    again = english("html")
+    again = english("html", in_process=True)
     guide = (Path(again.outdir) / "guide.html").read_text(encoding="utf-8")
     assert "You are here" in guide and "Generated pages" in guide
     assert not {"你在这里", "生成的页面", "当前主线", "用法索引"} & set(CJK_RUNS.findall(guide))

@@ -361,7 +361,13 @@ def build_parser() -> argparse.ArgumentParser:
                                          f"<name>-source, {{<name>}} (default: the book's slimebook_source, outside "
                                          f"a book {DEFAULT_SOURCE})")
     top = parser.add_subparsers(dest="group", required=True)
-    sources = top.add_parser("sources", help="the pinned source store")
+    _add_sources_commands(top.add_parser("sources", help="the pinned source store"))
+    _add_scan_command(top)
+    return parser
+
+
+def _add_sources_commands(sources: argparse.ArgumentParser) -> None:
+    """``slimebook sources fetch | verify | grep | show | diff | repin``."""
     sub = sources.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="fetch the pinned commit into the cache (no-op when present)").set_defaults(
         func=cmd_fetch)
@@ -393,6 +399,10 @@ def build_parser() -> argparse.ArgumentParser:
     repin.add_argument("--write", action="store_true", help="update the lock and the chapter files")
     repin.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=_PATHS_HELP)
     repin.set_defaults(func=cmd_repin)
+
+
+def _add_scan_command(top: argparse._SubParsersAction) -> None:
+    """``slimebook scan``."""
     scan = top.add_parser("scan", help="scan the pinned sources for concurrency APIs and async syntax")
     scan.add_argument("--json", type=Path, metavar="PATH", help="write the scan as JSON ('-': stdout)")
     scan.add_argument("--tsv", type=Path, metavar="PATH", help="write the records as TSV ('-': stdout)")
@@ -406,7 +416,6 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the category table, a TOML categories file (default: the one the book's "
                            "slimebook_scan_categories names, else the standard library's concurrency APIs)")
     scan.set_defaults(func=cmd_scan)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

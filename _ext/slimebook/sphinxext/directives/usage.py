@@ -71,42 +71,55 @@ def _count_sentence(records: Sequence, patterns: Sequence[str], query: Query, pr
         occurrences=ngettext("{n} occurrence", "{n} occurrences", len(records)).format(n=len(records)),
         files=ngettext("{n} file", "{n} files", files).format(n=files)))
     if patterns:
-        counts = {p: 0 for p in patterns}
-        via: dict[str, Counter] = {p: Counter() for p in patterns}
-        for record in records:
-            index = query.pattern_index(record)
-            if index is not None:
-                pattern = patterns[index]
-                counts[pattern] += 1
-                if not fnmatchcase(key_of(record), pattern) and not fnmatchcase(record.name, pattern):
-                    via[pattern][receiver_types(record, query.table)[0]] += 1
         para += nodes.Text(_(": "))
-        for n, (pattern, count) in enumerate(counts.items()):
-            if n:
-                para += nodes.Text(list_separator())
-            para += nodes.literal(pattern, pattern)
-            if count:
-                para += nodes.Text(f" {count}")
-                if via[pattern]:
-                    subclasses = list_separator().join(
-                        ngettext("{n} called on an instance of subclass {type}",
-                                 "{n} called on instances of subclass {type}", c).format(n=c, type=t)
-                        for t, c in sorted(via[pattern].items()))
-                    para += nodes.Text(_(" (of them {subclasses})").format(subclasses=subclasses))
-                continue
-            uses = instance_uses([r for r in every if query.within(r)], pattern, query.table)
-            confirmed = len(instance_uses([r for r in confirmed_uses if query.within(r)], pattern, query.table))
-            if uses or confirmed:
-                total = len(uses) + confirmed
-                para += nodes.Text(_(" 0 (the class name does not appear; its instance methods have {uses}{confirmed})")
-                                   .format(uses=ngettext("{n} use", "{n} uses", total).format(n=total),
-                                           confirmed=ngettext(", {n} of them a candidate confirmed by hand",
-                                                              ", {n} of them candidates confirmed by hand",
-                                                              confirmed).format(n=confirmed) if confirmed else ""))
-            else:
-                para += nodes.Text(_(" 0 (not used by {project})").format(project=project))
+        para.extend(_pattern_counts(records, patterns, query, project, every, confirmed_uses))
     para += nodes.Text(_("."))
     return para
+
+
+def _pattern_counts(records: Sequence, patterns: Sequence[str], query: Query, project: str, every: Sequence,
+                    confirmed_uses: Sequence) -> list[nodes.Node]:
+    """The per-pattern part of :func:`_count_sentence`: ``pattern n`` (with the subclasses' share), or why 0."""
+    counts = {p: 0 for p in patterns}
+    via: dict[str, Counter] = {p: Counter() for p in patterns}
+    for record in records:
+        index = query.pattern_index(record)
+        if index is not None:
+            pattern = patterns[index]
+            counts[pattern] += 1
+            if not fnmatchcase(key_of(record), pattern) and not fnmatchcase(record.name, pattern):
+                via[pattern][receiver_types(record, query.table)[0]] += 1
+    out: list[nodes.Node] = []
+    for n, (pattern, count) in enumerate(counts.items()):
+        if n:
+            out.append(nodes.Text(list_separator()))
+        out.append(nodes.literal(pattern, pattern))
+        if count:
+            out.append(nodes.Text(f" {count}"))
+            if via[pattern]:
+                subclasses = list_separator().join(
+                    ngettext("{n} called on an instance of subclass {type}",
+                             "{n} called on instances of subclass {type}", c).format(n=c, type=t)
+                    for t, c in sorted(via[pattern].items()))
+                out.append(nodes.Text(_(" (of them {subclasses})").format(subclasses=subclasses)))
+            continue
+        out.append(_zero_reason(pattern, query, project, every, confirmed_uses))
+    return out
+
+
+def _zero_reason(pattern: str, query: Query, project: str, every: Sequence, confirmed_uses: Sequence) -> nodes.Text:
+    """Why a pattern selected nothing: its class is used only through instances (and confirmed candidates), or the
+    upstream project does not use it."""
+    uses = instance_uses([r for r in every if query.within(r)], pattern, query.table)
+    confirmed = len(instance_uses([r for r in confirmed_uses if query.within(r)], pattern, query.table))
+    if uses or confirmed:
+        total = len(uses) + confirmed
+        return nodes.Text(_(" 0 (the class name does not appear; its instance methods have {uses}{confirmed})")
+                          .format(uses=ngettext("{n} use", "{n} uses", total).format(n=total),
+                                  confirmed=ngettext(", {n} of them a candidate confirmed by hand",
+                                                     ", {n} of them candidates confirmed by hand",
+                                                     confirmed).format(n=confirmed) if confirmed else ""))
+    return nodes.Text(_(" 0 (not used by {project})").format(project=project))
 
 
 # -- the directive -----------------------------------------------------------------------------------------

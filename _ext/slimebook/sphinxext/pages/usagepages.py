@@ -35,21 +35,20 @@ from sphinx.util import logging
 
 from ...atomicio import atomic_write
 from ...scan import ScanResult, write_json, write_tsv
-from ...scan.categories import CategoryTable
 from ...scan.records import KINDS, Occurrence
 from ...snapshots import snapshot_pagename
-from ...usage import API_KINDS, Coverage, category_members, key_of, name_anchor
+from ...usage import API_KINDS, Coverage, name_anchor
 from ..context import builds_pages, page_stamp_base
 from ..environment.scancache import get_scan, get_table
 from ..gates.candidates import book_settled, load_notes_file
 from ..gates.coverage import WaiverFile, book_coverage, load_waiver_file
-from ..locale import _, clause_separator, fill, list_separator, ngettext, source_title
+from ..locale import _, clause_separator, fill, ngettext, source_title
+from .categorypages import KIND_TEXT, category_section
 from .render import (
     EVENT,
     GeneratedPage,
     PageBatch,
     PageJob,
-    interleave,
     join_para,
     make_para,
     make_ref,
@@ -63,7 +62,6 @@ from .usagetables import (
     PAGE_ROOT,
     breakable_literal,
     category_page,
-    usage_nodes,
 )
 
 logger = logging.getLogger(__name__)
@@ -72,14 +70,10 @@ JSON_FILE = f"{PAGE_ROOT}/usage.json"
 TSV_FILE = f"{PAGE_ROOT}/usage.tsv"
 _STAMP = f"{PAGE_ROOT}/.stamp"
 _CODE = tuple(Path(__file__).parents[1] / n for n in (
-    "directives/usage.py", "pages/usagetables.py", "pages/render.py", "pages/usagepages.py", "gates/coverage.py",
-    "gates/candidates.py")) + tuple(sorted((Path(__file__).parents[2] / "usage").glob("*.py")))  # the coverage rules
+    "directives/usage.py", "pages/usagetables.py", "pages/render.py", "pages/usagepages.py", "pages/categorypages.py",
+    "gates/coverage.py", "gates/candidates.py",
+)) + tuple(sorted((Path(__file__).parents[2] / "usage").glob("*.py")))  # and the coverage rules
 
-#: Record kind → its word (lazy).
-_KIND_TEXT = {
-    "import": _("import"), "api_call": _("call"), "api_reference": _("reference"), "method_call": _("method call"),
-    "instance_candidate": _("candidate"), "syntax": _("syntax"),
-}
 #: Coverage status → its word (lazy).
 _STATUS_TEXT = {"unmapped": _("not covered"), "waived": _("waived"), "taught": _("taught")}
 
@@ -118,7 +112,7 @@ def _builders(app: Sphinx, cov: Coverage,
         COVERAGE_PAGE: lambda page: _coverage(page, cov, waivers),
     }
     for category in get_table(app.env).categories:
-        builders[category_page(category)] = lambda page, category=category: _category(page, category, cov)
+        builders[category_page(category)] = lambda page, category=category: category_section(page, category, cov)
     return builders
 
 
@@ -206,7 +200,7 @@ def _overview_counts(page: GeneratedPage, records: Sequence[Occurrence]) -> node
     total = _("Total")
     rows.append([make_para(nodes.strong(total, total)), *[str(by_kind[k]) for k in kinds], str(len(records))])
     # a kind's header may wrap between its word and its code name, and inside the code name after "_"
-    headers = [_("Category"), *[make_para(_KIND_TEXT[k], " ", _code(k)) for k in kinds], total]
+    headers = [_("Category"), *[make_para(KIND_TEXT[k], " ", _code(k)) for k in kinds], total]
     counts += simple_table(headers, rows, ["slimebook-usage-counts"])
     return counts
 
@@ -222,119 +216,6 @@ def _overview_errors(page: GeneratedPage, result: ScanResult) -> nodes.section:
                                                      message=error.message)))
     errors += items
     return errors
-
-
-def _category(page: GeneratedPage, category: str, cov: Coverage) -> nodes.section:
-    records = [r for r in get_scan(page.app.env).records if r.category == category]
-    section = make_section(f"slimebook-usage-{category}", _("Usage index: {category}").format(category=category))
-    table = get_table(page.app.env)
-    section += make_para(category_description(table, category))
-    members = category_members(category, table)
-    if members:
-        section += make_para(*fill(_("Names of this category in the category table (prefixes): {names}."),
-                                   names=interleave([_code(m) for m in members])))
-    section += make_para(*fill(_("Back to the {overview}, or see the {coverage}."),
-                               overview=make_ref(page.uri(OVERVIEW_PAGE), _("Usage index")),
-                               coverage=make_ref(page.uri(COVERAGE_PAGE), _("Coverage table"))))
-    if not records:
-        section += make_para(_("The pinned commit {commit} has no occurrence of this category.").format(
-            commit=page.render.lock.short), classes=["slimebook-usage-empty"])
-        return section
-
-    groups: dict[str, list] = defaultdict(list)
-    for record in records:
-        groups[key_of(record)].append(record)
-    keys = sorted(groups)
-    by_kind = Counter(r.kind for r in records)
-    files = len({r.path for r in records})
-    section += make_para(_("{occurrences} of {names} in {files} ({kinds}).").format(
-        occurrences=ngettext("{n} occurrence", "{n} occurrences", len(records)).format(n=len(records)),
-        names=ngettext("{n} name", "{n} names", len(keys)).format(n=len(keys)),
-        files=ngettext("{n} file", "{n} files", files).format(n=files),
-        kinds=clause_separator().join(f"{_KIND_TEXT[k]} {by_kind[k]}" for k in KINDS if by_kind[k])))
-    rows_by_key = {row.key: row for row in cov.rows}
-    rows: list[list[nodes.Node | str]] = []
-    for key in keys:
-        group = groups[key]
-        kinds = {r.kind for r in group}
-        rows.append([
-            make_para(make_ref(f"#{name_anchor(key)}", _code(key))),
-            list_separator().join(k for k in KINDS if k in kinds),
-            str(len(group)),
-            str(len({r.path for r in group})),
-            page.teaching(rows_by_key.get(key), kinds),
-        ])
-    section += simple_table([_("Name"), _("Kind"), _("Count"), _("Files"), _("Taught by")], rows,
-                            ["slimebook-usage-names"], wrap=(4,))
-    if category == "candidates":
-        section += _settled_section(page, records)
-
-    columns = ("id", "location", "code", "scope", "kind", "provenance")
-    for key in keys:
-        group = groups[key]
-        sub = make_section(name_anchor(key), _code(key))
-        in_files = len({r.path for r in group})
-        sub += make_para(_("{occurrences}, {files}.").format(
-            occurrences=ngettext("{n} occurrence", "{n} occurrences", len(group)).format(n=len(group)),
-            files=ngettext("{n} file", "{n} files", in_files).format(n=in_files)))
-        sub.extend(usage_nodes(group, columns, page.render,
-                               ngettext("Show the {n} occurrence of {name}", "Show all {n} occurrences of {name}",
-                                        len(group)).format(n=len(group), name=key)))
-        section += sub
-    return section
-
-
-def _settled_section(page: GeneratedPage, records: list) -> nodes.section:
-    """On the candidates page: how many candidates a lesson confirmed, how many are left and why."""
-    app = page.app
-    notes = load_notes_file(app)
-    section = make_section("slimebook-usage-candidates-settled", _("Confirmed and left"))
-    if notes.path is None or not notes.exists or notes.error is not None:
-        section += make_para(_("There is no (valid) candidate notes file, so none of these candidates is confirmed "
-                               "or left with a reason."), classes=["slimebook-usage-gate-off"])
-        return section
-    result = book_settled(app, notes)
-    where = Path(notes.path).relative_to(app.confdir) if Path(notes.path).is_relative_to(app.confdir) \
-        else notes.path
-    groups = result.by_reason()
-    section += make_para(*fill(
-        _("{candidates} in all: {confirmed} confirmed, {left} left as candidates ({reasons}), {open} not accounted "
-          "for. Each confirmed one is written in {file}: which API it really is, the evidence, and which lesson cites "
-          "the line; the build checks that the candidate exists, that the API is in the category table and that the "
-          "lesson's citation covers the line. The ones left are grouped by reason. A confirmed candidate is still "
-          "only a candidate and does not count in the coverage table."),
-        candidates=ngettext("{n} candidate", "{n} candidates", len(records)).format(n=len(records)),
-        confirmed=len(result.confirmed), left=len(result.left),
-        reasons=ngettext("{n} reason", "{n} reasons", len(groups)).format(n=len(groups)),
-        open=len(result.open), file=_code(str(where))))
-    rows: list[list[nodes.Node | str]] = []
-    for record, conf in result.confirmed:
-        where_line = f"{record.path}:{record.line}"
-        rows.append([
-            make_para(make_ref(f"#{record.id}", _code(where_line))),
-            make_para(_code(conf.api)),
-            page.lesson(conf.lesson),
-            conf.evidence,
-        ])
-    if rows:
-        section += make_para(_("Confirmed ({n}):").format(n=len(rows)))
-        section += simple_table([_("Location"), _("API"), _("Lesson reading it"), _("Evidence")], rows,
-                                ["slimebook-usage-confirmed"], wrap=(3,))
-    rows = []
-    for rule, items in groups:
-        names = list_separator().join(sorted({r.name for r in items}))
-        files = len({r.path for r in items})
-        rows.append([rule.reason, make_para(_code(names)), _("{n} ({files})").format(
-            n=len(items), files=ngettext("{n} file", "{n} files", files).format(n=files))])
-    if rows:
-        section += make_para(_("Left as candidates ({n}), by reason:").format(n=len(result.left)))
-        section += simple_table([_("Reason"), _("Method names"), _("Occurrences")], rows, ["slimebook-usage-left"],
-                                wrap=(0,))
-    if result.open:
-        unsettled = [make_ref(f"#{r.id}", _code(f"{r.path}:{r.line} {r.name}")) for r in result.open]
-        label = _("Not accounted for: ")
-        section += make_para(nodes.strong(label, label), *interleave(unsettled), _("."))
-    return section
 
 
 def _files(page: GeneratedPage) -> nodes.section:
@@ -483,14 +364,6 @@ def _write_downloads(app: Sphinx) -> None:
 
 
 #: Page name → title, for every usage page.
-def category_description(table: CategoryTable, category: str) -> str:
-    """The sentence of ``category``'s usage page: the table's ``description`` through the extension's catalog (the
-    shipped default table's descriptions are its English message ids; a book's own file gives sentences in the
-    book's language, which the catalog leaves as they are); ``""`` when the table gives none."""
-    text = table.descriptions.get(category, "")
-    return str(_(text)) if text else ""
-
-
 def _titles(app: Sphinx) -> dict[str, str]:
     titles = {OVERVIEW_PAGE: _("Usage index"), FILES_PAGE: _("Usage index: by file"),
               COVERAGE_PAGE: _("Coverage table")}
