@@ -68,6 +68,16 @@ def test_verify_reports_each_bad_citation(cache: Path, lock_file: Path, tmp_path
     assert "6 citations in 2 files checked" in out and "3 failed" in out
 
 
+
+def test_verify_counts_one_citation_in_one_file_in_the_singular(cache: Path, lock_file: Path, tmp_path: Path,
+                                                                capsys) -> None:
+    run(lock_file, "sources", "fetch")
+    page = tmp_path / "a.md"
+    page.write_text("# A\n\nSee {slime}`pkg/mod.py:4`.\n")
+    capsys.readouterr()
+    assert run(lock_file, "sources", "verify", str(page)) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("1 citation in 1 file checked at ")
+
 def test_examples_in_code_are_not_citations(tmp_path: Path) -> None:
     from slimebook.citations import find_citations
 

@@ -151,6 +151,10 @@ def _without_path(exc: ExcerptError) -> str:
     return " ".join(part for part in (exc.option, exc.reason.replace(f"{exc.path!r} ", "", 1)) if part)
 
 
+def _count(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless one: ``"1 file"``, ``"2 files"``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
 def cmd_verify(args: argparse.Namespace) -> int:
     names: SourceNames = args.context.names
     files, where = _documents(args)
@@ -175,7 +179,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if error:
             failed += 1
             print(f"{citation.file}:{citation.line}: {citation.kind} {citation.path}: {error}")
-    print(f"{len(citations)} citations in {len(files)} files checked at {store.lock.short}: {failed} failed")
+    print(f"{_count(len(citations), 'citation')} in {_count(len(files), 'file')} checked at {store.lock.short}: "
+          f"{failed} failed")
     print(f"(only {names.directive} and {{{names.role}}} are checked here; {{ref}} labels and other "
           "cross-references are checked by the build)")
     return 1 if failed else 0
