@@ -81,7 +81,16 @@ def resolve_context(args: argparse.Namespace) -> Context:
 
 
 def _store(args: argparse.Namespace) -> SourceStore:
+    """The store of the context's lock.
+
+    Raises:
+        BookError: outside any book, no ``--lock`` given and no ``sources/sources.toml`` in the working directory.
+        LockError: the lock is missing, not valid, or has no table of the source name.
+    """
     ctx: Context = args.context
+    if ctx.book is None and args.lock is None and not ctx.lock.is_file():
+        raise BookError(f"no {CONF_FILE} in {Path('.').resolve()} or any directory above it, and no {ctx.lock} "
+                        "here: run inside a book, or give --book DIR or --lock LOCK")
     return SourceStore(load_lock(ctx.lock, ctx.names.source), fetch_command=ctx.fetch_command)
 
 
