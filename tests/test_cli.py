@@ -68,6 +68,25 @@ def test_verify_reports_each_bad_citation(cache: Path, lock_file: Path, tmp_path
     assert "6 citations in 2 files checked" in out and "3 failed" in out
 
 
+
+def test_verify_counts_one_citation_in_one_file_in_the_singular(cache: Path, lock_file: Path, tmp_path: Path,
+                                                                capsys) -> None:
+    run(lock_file, "sources", "fetch")
+    page = tmp_path / "a.md"
+    page.write_text("# A\n\nSee {slime}`pkg/mod.py:4`.\n")
+    capsys.readouterr()
+    assert run(lock_file, "sources", "verify", str(page)) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("1 citation in 1 file checked at ")
+
+
+@pytest.mark.parametrize("command", [["sources", "fetch"], ["sources", "show", "pkg/mod.py"], ["scan"]])
+def test_outside_any_book_without_a_lock_the_command_says_so(command: list[str], tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(command) == 2
+    assert capsys.readouterr().err == (
+        f"slimebook: no conf.py in {tmp_path.resolve()} or any directory above it, and no sources/sources.toml "
+        "here: run inside a book, or give --book DIR or --lock LOCK\n")
+
 def test_examples_in_code_are_not_citations(tmp_path: Path) -> None:
     from slimebook.citations import find_citations
 

@@ -63,6 +63,28 @@ def test_a_bad_source_name_stops_the_build_with_a_sentence(tmp_path: Path, fetch
                       confoverrides={"slimebook_source": "Demo"})
 
 
+
+@pytest.mark.parametrize(("source", "taken"), [
+    ("ref", "the role {ref}, which is Sphinx's std:ref"),     # Sphinx's role would win: no citation would run
+    ("func", "the role {func}, which is Sphinx's py:func"),   # the primary domain's, likewise
+    ("code", "the role {code}, which is docutils' own"),      # the citation role would replace it
+    ("kbd", "the role {kbd}, which sphinx.roles registers"),  # refused by add_role with a bare warning before
+])
+def test_a_source_name_that_takes_a_known_role_stops_the_build(source: str, taken: str, tmp_path: Path,
+                                                                fetched_cache: Path, source_repo: SourceRepo,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinx.errors import ConfigError
+    from sphinx.testing.util import SphinxTestApp
+
+    monkeypatch.setenv("SLIMEBOOK_CACHE", str(fetched_cache))
+    src = copy_root("source", tmp_path)
+    (src / "sources.toml").write_text(source_repo.lock_text(name=source))
+    with pytest.raises(ConfigError) as caught:
+        SphinxTestApp("html", srcdir=src, status=StringIO(), warning=StringIO(),
+                      confoverrides={"slimebook_source": source})
+    assert str(caught.value) == (f"{src / 'conf.py'}: slimebook_source = {source!r} would give {taken}; choose "
+                                 "another source name (and rename the lock table to match)")
+
 # -- the store: the override variable follows the table --------------------------------------------------------
 def test_the_url_override_is_named_after_the_lock_table(cache: Path, tmp_path: Path, source_repo: SourceRepo,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:

@@ -81,7 +81,16 @@ def resolve_context(args: argparse.Namespace) -> Context:
 
 
 def _store(args: argparse.Namespace) -> SourceStore:
+    """The store of the context's lock.
+
+    Raises:
+        BookError: outside any book, no ``--lock`` given and no ``sources/sources.toml`` in the working directory.
+        LockError: the lock is missing, not valid, or has no table of the source name.
+    """
     ctx: Context = args.context
+    if ctx.book is None and args.lock is None and not ctx.lock.is_file():
+        raise BookError(f"no {CONF_FILE} in {Path('.').resolve()} or any directory above it, and no {ctx.lock} "
+                        "here: run inside a book, or give --book DIR or --lock LOCK")
     return SourceStore(load_lock(ctx.lock, ctx.names.source), fetch_command=ctx.fetch_command)
 
 
@@ -151,6 +160,10 @@ def _without_path(exc: ExcerptError) -> str:
     return " ".join(part for part in (exc.option, exc.reason.replace(f"{exc.path!r} ", "", 1)) if part)
 
 
+def _count(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless one: ``"1 file"``, ``"2 files"``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
 def cmd_verify(args: argparse.Namespace) -> int:
     names: SourceNames = args.context.names
     files, where = _documents(args)
@@ -175,7 +188,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if error:
             failed += 1
             print(f"{citation.file}:{citation.line}: {citation.kind} {citation.path}: {error}")
-    print(f"{len(citations)} citations in {len(files)} files checked at {store.lock.short}: {failed} failed")
+    print(f"{_count(len(citations), 'citation')} in {_count(len(files), 'file')} checked at {store.lock.short}: "
+          f"{failed} failed")
     print(f"(only {names.directive} and {{{names.role}}} are checked here; {{ref}} labels and other "
           "cross-references are checked by the build)")
     return 1 if failed else 0

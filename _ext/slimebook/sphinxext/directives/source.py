@@ -25,6 +25,7 @@ from pygments.util import ClassNotFound
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
+from sphinx.errors import ConfigError
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
@@ -32,6 +33,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from ...citations import parse_role_text
 from ...excerpt import Excerpt, ExcerptError, read_excerpt
 from ...lock import SourceLock
+from ...names import SourceNames
 from ..context import app_of, builds_pages, get_store, lock_path, source_names
 from ..diagnostics import SlimebookWarning, warn
 from ..environment.envdata import doc_data, keep_per_doc
@@ -386,13 +388,52 @@ def keep_blank_lines(app: Sphinx, config: Any) -> None:
     config.highlight_options = options
 
 
+def _owner(value: Any) -> str:
+    """The module that defines a registered role or directive (a class, or an instance of one)."""
+    return getattr(value, "__module__", None) or type(value).__module__
+
+
+def _taken_names(app: Sphinx, config: Config, names: SourceNames) -> list[str]:
+    """What the names ``slimebook_source`` gives would collide with, as sentence parts (``"the role {ref}, which
+    is Sphinx's std:ref"``); empty when all three are free.
+
+    A role of the standard domain or of the primary domain (``{ref}``, ``{term}``, ``{func}``) wins over a
+    registered role, so a citation role of that name would never run; a role or directive of docutils
+    (``{code}``, ``{math}``, ``{sub}``) or of another extension would be replaced by the citation one, and every
+    use of it in the book read as a citation.
+    """
+    from docutils.parsers.rst import roles
+    from docutils.parsers.rst.languages import en
+
+    domains = [d for d in ("std", config.primary_domain) if d and d in app.registry.domains]
+    found: list[str] = []
+    for kind, name, registry, builtin, local in (
+            ("role", names.role, "roles", roles._role_registry, roles._roles),
+            ("role", names.number_role, "roles", roles._role_registry, roles._roles),
+            ("directive", names.directive, "directives", directives._directive_registry, directives._directives)):
+        shown = f"{{{name}}}" if kind == "role" else f"{name}"
+        for domain in domains:
+            if name in getattr(app.registry.domains[domain], registry):
+                found.append(f"the {kind} {shown}, which is Sphinx's {domain}:{name}")
+        if name in builtin or name in getattr(en, registry):
+            found.append(f"the {kind} {shown}, which is docutils' own")
+        elif name in local and not _owner(local[name]).startswith("slimebook."):
+            found.append(f"the {kind} {shown}, which {_owner(local[name])} registers")
+    return found
+
+
 def register_citations(app: Sphinx, config: Config) -> None:
     """``config-inited``: register the directive and the role under the names ``slimebook_source`` gives.
 
     Raises:
-        ConfigError: ``slimebook_source`` is not a valid source name.
+        ConfigError: ``slimebook_source`` is not a valid source name, or a name it gives is a role or directive
+            of Sphinx, docutils or another extension (``"ref"``, ``"code"``: see :func:`_taken_names`).
     """
     names = source_names(config)
+    taken = _taken_names(app, config, names)
+    if taken:
+        raise ConfigError(f"{Path(app.confdir) / 'conf.py'}: slimebook_source = {names.source!r} would give "
+                          f"{taken[0]}; choose another source name (and rename the lock table to match)")
     app.add_directive(names.directive, SlimeSource)
     app.add_role(names.role, SlimeRole())
 
