@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,6 +181,31 @@ def fetched_cache(tmp_path_factory: pytest.TempPathFactory, source_repo: SourceR
     lock.write_text(source_repo.lock_text())
     SourceStore(load_lock(lock), root=root).fetch()
     return root
+
+
+def _define(value: object) -> str:
+    """A configuration value as ``sphinx-build -D`` takes it (a list comma-separated, a bool as 0 or 1)."""
+    if isinstance(value, list):
+        return ",".join(value)
+    return str(int(value)) if isinstance(value, bool) else str(value)
+
+
+def fresh_build(srcdir: Path, out: Path, buildername: str = "html", **overrides: object) -> tuple[Path, str]:
+    """Build ``srcdir`` with ``python -m sphinx`` in a fresh process, as a real build runs; ``(output directory,
+    warnings)``. For tests of what a book's language makes of every word: in a process where a test built a Chinese
+    book before (or failed to construct one), Sphinx's own words ("Python Module Index"…) can stay Chinese.
+
+    Raises:
+        AssertionError: the build failed (its stderr in the message).
+    """
+    outdir = out / buildername
+    defines = [f"-D{key}={_define(value)}" for key, value in overrides.items()]
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-b", buildername, "-q", "-d", str(out / "doctrees"),
+                           *defines, str(srcdir), str(outdir)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    warnings = "\n".join(line for line in done.stderr.splitlines()
+                         if not line.startswith(("Building prefix", "Loading model", "Prefix dict", "Dumping model")))
+    return outdir, warnings
 
 
 @pytest.fixture

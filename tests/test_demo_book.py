@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SourceRepo, blank_pdf, cjk_leaks, output_texts
+from conftest import SourceRepo, blank_pdf, cjk_leaks, fresh_build, output_texts
 from slimebook.cli import main
 from slimebook.lock import load_lock
 
@@ -145,11 +145,12 @@ def test_the_source_check_page_lists_every_citation(demo_book: Path, demo_repo: 
     assert "(the demo-source directive and the {demo} inline role)" in text  # the book's names, not slime-source
 
 
-def test_no_page_holds_a_cjk_character_or_names_slime(demo_book: Path, sphinx_build) -> None:
+def test_no_page_holds_a_cjk_character_or_names_slime(demo_book: Path, tmp_path: Path) -> None:
     """Every file the HTML build writes: pages (generated ones too), scripts, styles, the search index, the usage
-    data, the inventory."""
-    app = sphinx_build(demo_book)
-    texts = output_texts(Path(app.outdir))
+    data, the inventory (built in a fresh process, as a real build runs: :func:`conftest.fresh_build`)."""
+    outdir, warnings = fresh_build(demo_book, tmp_path / "fresh")
+    assert warnings == ""
+    texts = output_texts(outdir)
     assert len([name for name in texts if name.endswith(".html")]) >= 40  # the documents and the generated pages
     assert {"_static/slimebook-reader.js", "searchindex.js", "objects.inv", f"{USAGE}/usage.json"} <= set(texts)
     assert cjk_leaks(texts) == {}

@@ -21,7 +21,7 @@ from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 from docutils import nodes
 
-from conftest import CJK, SourceRepo, cjk_leaks, output_texts, root_at_pin
+from conftest import CJK, SourceRepo, cjk_leaks, fresh_build, output_texts, root_at_pin
 from slimebook.scan.categories import default_table
 from slimebook.sphinxext.locale import LOCALE_DIR, fill, source_title
 
@@ -151,13 +151,6 @@ def test_the_project_is_named_from_the_lock(lock_file: Path) -> None:
 
 
 # -- an English book --------------------------------------------------------------------------------------------
-def _define(value: object) -> str:
-    """A configuration value as ``sphinx-build -D`` takes it (a list comma-separated, a bool as 0 or 1)."""
-    if isinstance(value, list):
-        return ",".join(value)
-    return str(int(value)) if isinstance(value, bool) else str(value)
-
-
 @pytest.fixture
 def english(tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyPatch):
     """``build(buildername="html", in_process=False, **confoverrides) -> app`` of the English book at the fixture pin.
@@ -166,8 +159,6 @@ def english(tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyP
     ``_warning`` of a test app): Sphinx's own words ("Python Module Index"…) in a process where a test has built a
     Chinese book before can stay Chinese (Sphinx's state, not the extension's). ``in_process=True`` builds with a
     :class:`SphinxTestApp` here, for the test of two languages in one process."""
-    import subprocess
-    import sys
     from io import StringIO
     from types import SimpleNamespace
 
@@ -187,13 +178,7 @@ def english(tmp_path: Path, source_repo: SourceRepo, monkeypatch: pytest.MonkeyP
             apps.append(app)
             app.build()
             return app
-        defines = [f"-D{key}={_define(value)}" for key, value in overrides.items()]
-        outdir = out / buildername
-        done = subprocess.run([sys.executable, "-m", "sphinx", "-b", buildername, "-q", "-d", str(out / "doctrees"),
-                               *defines, str(src), str(outdir)], capture_output=True, text=True, check=False)
-        assert done.returncode == 0, done.stderr
-        warnings = "\n".join(line for line in done.stderr.splitlines() if "jieba" not in line.lower()
-                             and not line.startswith(("Building prefix", "Loading model", "Prefix dict")))
+        outdir, warnings = fresh_build(src, out, buildername, **overrides)
         return SimpleNamespace(outdir=outdir, _warning=StringIO(warnings))
 
     yield build
