@@ -37,23 +37,27 @@ from typing import Any, BinaryIO
 
 from sphinx.application import Sphinx
 
-from ..guard import Requirement, names_in, step_aside
+from ..guard import Requirement, missing, names_in, step_aside
 from ..output.search import chinese_search, indexes_chinese
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
 SPHINX = ((9, 0), (9, 0))
 #: What it patches or relies on, checked before its setup runs (:mod:`slimebook.sphinxext.guard`).
 REQUIRES: tuple[Requirement, ...] = (
+    Requirement("sphinx.util.parallel:make_chunks", ("arguments", "nproc")),
+)
+#: What it relies on in Sphinx's zh search, checked when a build indexes in Chinese (:func:`zh_usable`), after jieba
+#: is imported its own way: resolving them at setup would import ``sphinx.search.zh``, and so jieba, in every build.
+ZH_REQUIRES: tuple[Requirement, ...] = (
     Requirement("sphinx.search.zh:jieba_load_userdict"),
     Requirement("sphinx.search.zh:JIEBA_DEFAULT_DICT"),
     Requirement("sphinx.search.zh:SearchChinese.__init__", ("options",)),
     Requirement("sphinx.search.zh:SearchChinese.split", ("input",)),
-    Requirement("sphinx.util.parallel:make_chunks", ("arguments", "nproc")),
 )
 
 __all__ = [
     "LOAD_SECONDS", "import_jieba", "lazy_chinese_search", "load_dictionary", "load_while_reading",
-    "jieba_usable", "loads_while_reading", "merge_with_a_free_core", "setup", "usable",
+    "jieba_usable", "loads_while_reading", "merge_with_a_free_core", "setup", "zh_usable",
 ]
 
 #: seconds jieba's dictionary takes to load from jieba's cache file with :func:`load_dictionary` (0.23–0.45 s
@@ -141,10 +145,13 @@ def _has_jieba() -> bool:
     return True
 
 
-def usable() -> bool:
-    """Whether Sphinx's ``SearchChinese.__init__`` still loads the user dictionary with ``jieba_load_userdict``, the
-    load :class:`LazyChineseSearch` moves to its first :meth:`split`. jieba itself is checked when a build indexes
-    in Chinese (:func:`jieba_usable`), so that other builds do not import it."""
+def zh_usable() -> bool:
+    """Whether Sphinx's zh search has what :data:`ZH_REQUIRES` names and its ``SearchChinese.__init__`` still loads
+    the user dictionary with ``jieba_load_userdict``, the load :class:`LazyChineseSearch` moves to its first
+    :meth:`split`. Called when a build indexes in Chinese, after :func:`import_jieba` (never at setup, so that other
+    builds import neither ``sphinx.search.zh`` nor jieba)."""
+    if missing(ZH_REQUIRES):
+        return False
     from sphinx.search.zh import SearchChinese
 
     return names_in(SearchChinese.__init__, "jieba_load_userdict")
@@ -214,6 +221,10 @@ def _register(app: Sphinx) -> None:
     if not jieba_usable():
         step_aside(__name__, "jieba is not the one it was written for (jieba.marshal, jieba.dt.initialized, "
                              "Tokenizer.initialize reading marshal)")
+        return
+    if not zh_usable():
+        step_aside(__name__, "Sphinx's zh search is not the one it was written for (" + ", ".join(
+            r.target for r in ZH_REQUIRES) + ", SearchChinese.__init__ calling jieba_load_userdict)")
         return
     app.add_search_language(lazy_chinese_search())
     app.builder.__dict__[_REGISTERED] = True
