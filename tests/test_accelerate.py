@@ -472,3 +472,88 @@ def test_every_private_name_a_module_touches_is_guarded(package: ModuleType, lis
 def test_a_fix_of_a_sphinx_bug_names_its_issue(name: str, issue: int) -> None:
     # (fixes.errorcount works around a designed behaviour, errors counted as warnings, which its docstring describes)
     assert f"sphinx-doc/sphinx#{issue}" in importlib.import_module(f"{fixes.__name__}.{name}").__doc__
+
+
+# -- wrapped attributes ----------------------------------------------------------------------------------------------
+def _wrap_every_function(monkeypatch: pytest.MonkeyPatch, owner: type) -> None:
+    """Replace every function ``owner`` defines with a :func:`functools.wraps` wrapper, as a profiler, a benchmark's
+    probe or another extension would wrap it."""
+    import functools
+
+    for name, value in list(vars(owner).items()):
+        if inspect.isfunction(value):
+            def wrapper(*args, _original=value, **kwargs):
+                return _original(*args, **kwargs)
+
+            monkeypatch.setattr(owner, name, functools.wraps(value)(wrapper))
+
+
+def _wrapped_owners() -> list[type]:
+    """The classes whose methods the guards read: the owners of every ``REQUIRES`` target that is a class attribute,
+    and those the ``usable()`` probes read (the application, builders, environment, build info, index builder and
+    jieba's tokenizer)."""
+    import jieba
+    from sphinx.builders import Builder
+    from sphinx.builders.html import StandaloneHTMLBuilder
+    from sphinx.builders.html._build_info import BuildInfo
+    from sphinx.environment import BuildEnvironment
+    from sphinx.search import IndexBuilder
+
+    owners = {sphinx.application.Sphinx, Builder, StandaloneHTMLBuilder, BuildEnvironment, BuildInfo, IndexBuilder,
+              jieba.Tokenizer}
+    for package, listed in ((accelerate, accelerate.ACCELERATORS), (fixes, fixes.FIXES)):
+        for module in _modules(package, listed):
+            for requirement in (*module.REQUIRES, *getattr(module, "ZH_REQUIRES", ())):
+                module_name, _, path = requirement.target.partition(":")
+                value: Any = importlib.import_module(module_name)
+                for part in path.split(".")[:-1]:
+                    value = getattr(value, part)
+                if isinstance(value, type):
+                    owners.add(value)
+    return sorted(owners, key=lambda owner: (owner.__module__, owner.__qualname__))
+
+
+def test_a_wrapper_that_keeps_wrapped_leaves_every_guard_passing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # bench/buildprobe.py once wrapped Sphinx's and jieba's methods without functools.wraps: four modules stepped
+    # aside under it and the edit-loop benchmark timed a partly stock build. Wrapped the usual way, every method a
+    # guard reads must still pass it (the guards read through __wrapped__: inspect.signature, inspect.unwrap).
+    search.import_jieba()
+    for owner in _wrapped_owners():
+        _wrap_every_function(monkeypatch, owner)
+    for package, listed in ((accelerate, accelerate.ACCELERATORS), (fixes, fixes.FIXES)):
+        for module in _modules(package, listed):
+            assert step_aside_reason(module) is None, module.__name__
+    assert search.jieba_usable() and search.zh_usable()
+
+
+def test_the_edit_bench_probe_leaves_every_accelerator_set_up(tmp_path: Path) -> None:
+    # the probe of bench/edit.py wraps Sphinx's phases and jieba's load in the build's own process: with its
+    # wrappers in place, no guard finds what it patches changed
+    import subprocess
+
+    bench = Path(__file__).resolve().parent.parent / "bench"
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(bench)!r})
+        import buildprobe
+        sys.meta_path.insert(0, buildprobe._Finder())
+        buildprobe._patch_sphinx()
+        from slimebook.sphinxext import accelerate, fixes
+        from slimebook.sphinxext.accelerate import search
+        from slimebook.sphinxext.guard import step_aside_reason
+        import importlib
+        search.import_jieba()
+        import jieba
+        assert jieba.Tokenizer.initialize.__code__.co_filename == buildprobe.__file__, "jieba not wrapped"
+        for package, names in ((accelerate, accelerate.ACCELERATORS), (fixes, fixes.FIXES)):
+            for name in names:
+                reason = step_aside_reason(importlib.import_module(package.__name__ + "." + name))
+                print(name, reason)
+        print("jieba", search.jieba_usable(), search.zh_usable())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "jieba True True"
+    assert [line for line in lines[:-1] if not line.endswith(" None")] == []
+    assert len(lines) == len(accelerate.ACCELERATORS) + len(fixes.FIXES) + 1

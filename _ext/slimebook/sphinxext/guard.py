@@ -23,7 +23,7 @@ import sphinx
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-__all__ = ["Requirement", "missing", "names_in", "set_up_guarded", "step_aside", "step_aside_reason"]
+__all__ = ["Requirement", "code_of", "missing", "names_in", "set_up_guarded", "step_aside", "step_aside_reason"]
 
 logger = logging.getLogger(__name__)
 
@@ -73,13 +73,27 @@ def missing(requirements: tuple[Requirement, ...]) -> list[str]:
     return problems
 
 
+def code_of(function: object) -> CodeType | None:
+    """The code object of ``function`` (a function or method), read through the wrappers that name what they wrap
+    in ``__wrapped__`` (:func:`functools.wraps`, :func:`inspect.unwrap`): a probe that read the wrapper's own code
+    would find another extension's, a profiler's or a benchmark's wrapper where Sphinx's method is, and step aside.
+    ``None`` when there is no Python code (a builtin, a missing attribute: ``None``)."""
+    if not callable(function):
+        return None
+    try:
+        code = getattr(inspect.unwrap(function), "__code__", None)
+    except ValueError:  # a cycle of __wrapped__
+        return None
+    return code if isinstance(code, CodeType) else None
+
+
 def names_in(function: object, *names: str) -> bool:
-    """Whether the code of ``function`` (a function or method, and the functions and comprehensions nested in it)
-    uses each of ``names`` as an attribute or global name (``co_names``): how a ``usable()`` probe checks that an
-    instance attribute a patch relies on is still set or read where it was (``names_in(IndexBuilder.__init__,
-    "_index_entries")``). False when ``function`` has no Python code (a builtin, a missing attribute: ``None``)."""
-    code = getattr(inspect.unwrap(function), "__code__", None) if callable(function) else None
-    if not isinstance(code, CodeType):
+    """Whether the code of ``function`` (a function or method, and the functions and comprehensions nested in it;
+    :func:`code_of`) uses each of ``names`` as an attribute or global name (``co_names``): how a ``usable()`` probe
+    checks that an instance attribute a patch relies on is still set or read where it was
+    (``names_in(IndexBuilder.__init__, "_index_entries")``). False when ``function`` has no Python code."""
+    code = code_of(function)
+    if code is None:
         return False
     found: set[str] = set()
     stack = [code]

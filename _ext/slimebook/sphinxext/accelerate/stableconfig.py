@@ -26,7 +26,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from ..guard import Requirement
+from ..guard import Requirement, code_of
 
 #: The Sphinx versions this module was written for, ``(major, minor)``, both included (see ``..guard``).
 SPHINX = ((9, 0), (9, 0))
@@ -45,8 +45,8 @@ def usable() -> bool:
     :func:`_early` sets first."""
     from sphinx.builders.html import StandaloneHTMLBuilder
 
-    return all(800 in method.__code__.co_consts and "setdefault" in method.__code__.co_names
-               for method in (StandaloneHTMLBuilder.init_css_files, StandaloneHTMLBuilder.init_js_files))
+    codes = [code_of(method) for method in (StandaloneHTMLBuilder.init_css_files, StandaloneHTMLBuilder.init_js_files)]
+    return all(code is not None and 800 in code.co_consts and "setdefault" in code.co_names for code in codes)
 
 
 def _beside(module: str, name: str) -> Callable[[], Path]:
