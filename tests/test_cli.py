@@ -87,6 +87,18 @@ def test_outside_any_book_without_a_lock_the_command_says_so(command: list[str],
         f"slimebook: no conf.py in {tmp_path.resolve()} or any directory above it, and no sources/sources.toml "
         "here: run inside a book, or give --book DIR or --lock LOCK\n")
 
+@pytest.mark.parametrize(("jobs", "says"), [
+    ("0", "0 is not a number of workers (1 or more; leave it out for all cores)"),
+    ("-2", "-2 is not a number of workers (1 or more; leave it out for all cores)"),
+    ("two", "'two' is not a whole number"),
+])
+def test_scan_refuses_a_count_of_workers_below_one(jobs: str, says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["scan", "--jobs", jobs])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f"argument --jobs: {says}")
+
+
 def test_examples_in_code_are_not_citations(tmp_path: Path) -> None:
     from slimebook.citations import find_citations
 

@@ -415,6 +415,18 @@ def _add_sources_commands(sources: argparse.ArgumentParser) -> None:
     repin.set_defaults(func=cmd_repin)
 
 
+def _positive_int(text: str) -> int:
+    """argparse type of a count of workers: an integer of at least 1 (``--jobs 0`` would mean no worker)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a number of workers (1 or more; leave it out for all "
+                                         "cores)")
+    return value
+
+
 def _add_scan_command(top: argparse._SubParsersAction) -> None:
     """``slimebook scan``."""
     scan = top.add_parser("scan", help="scan the pinned sources for concurrency APIs and async syntax")
@@ -423,7 +435,7 @@ def _add_scan_command(top: argparse._SubParsersAction) -> None:
     scan.add_argument("--stats", action="store_true",
                       help="print counts by kind and category, files, distinct API names, errors "
                            "(the default when no output is asked for)")
-    scan.add_argument("--jobs", type=int, default=None, metavar="N",
+    scan.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
                       help="worker processes for files not in the cache (default: all cores)")
     scan.add_argument("--no-cache", action="store_true", help="neither read nor write the scan cache")
     scan.add_argument("--categories", type=Path, metavar="FILE",

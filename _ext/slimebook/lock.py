@@ -106,7 +106,8 @@ def load_lock(path: str | Path, name: str = DEFAULT_SOURCE) -> SourceLock:
     except FileNotFoundError as exc:
         raise LockError(f"{path}: source lock not found") from exc
     except tomllib.TOMLDecodeError as exc:
-        raise LockError(f"{path}: not valid TOML: {exc}") from exc
+        line = toml_error_line(exc)  # path:line:, as the categories, candidate-notes and waiver files say it
+        raise LockError(f"{path}{'' if line is None else f':{line}'}: not valid TOML: {exc}") from exc
     except UnicodeDecodeError as exc:
         raise LockError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     entry = data.get(name)

@@ -20,7 +20,8 @@ from ..anchorcheck import parse_redirects
 from ..lock import DEFAULT_LOCK
 from ..names import DEFAULT_FETCH_COMMAND, DEFAULT_SOURCE
 
-__all__ = ["SETTINGS", "Setting", "declare", "file_setting", "load_redirects", "read_file_setting", "validate"]
+__all__ = ["SETTINGS", "Setting", "declare", "file_setting", "load_redirects", "read_file_setting", "setting_origin",
+           "validate"]
 
 
 @dataclass(frozen=True)
@@ -86,19 +87,49 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 
-def validate(config: Config, settings: tuple[Setting, ...]) -> None:
-    """Check the values of ``settings`` in ``config``.
+def setting_origin(config: Config, name: str, confdir: str | Path | None = None) -> str:
+    """Where the value of ``name`` came from, as an error names it: ``-D name`` when the command line overrode it
+    (``config.overrides``), else ``<confdir>/conf.py:<line>`` at the last top-level assignment of ``name`` there
+    (read with :mod:`ast`; the path alone when no assignment is found or the file cannot be parsed), else ``conf.py``
+    (no ``confdir``)."""
+    import ast
+
+    if name in (getattr(config, "overrides", None) or {}):
+        return f"-D {name}"
+    if confdir is None:
+        return "conf.py"
+    path = Path(confdir) / "conf.py"
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return str(path)
+    lines = [node.lineno for node in tree.body
+             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+             for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+             if isinstance(target, ast.Name) and target.id == name]
+    return f"{path}:{lines[-1]}" if lines else str(path)
+
+
+def _a(type_name: str) -> str:
+    return ("an " if type_name[:1] in "aeiou" else "a ") + type_name
+
+
+def validate(config: Config, settings: tuple[Setting, ...], confdir: str | Path | None = None) -> None:
+    """Check the values of ``settings`` in ``config``; ``confdir`` is the directory of the book's ``conf.py``, whose
+    line an error names (:func:`setting_origin`).
 
     Raises:
-        ConfigError: a value has another type than declared, or a number is below its minimum.
+        ConfigError: a value has another type than declared, or a number is below its minimum; the message starts
+            with where the value was set (``…/conf.py:70:`` or ``-D name:``).
     """
     for setting in settings:
         value = getattr(config, setting.name)
         if not isinstance(value, setting.type) or (setting.type is int and isinstance(value, bool)):
-            raise ConfigError(f"{setting.name} must be a {setting.type.__name__} ({setting.description}), "
-                              f"not {value!r}")
+            raise ConfigError(f"{setting_origin(config, setting.name, confdir)}: {setting.name} must be "
+                              f"{_a(setting.type.__name__)} ({setting.description}), not {value!r}")
         if setting.minimum is not None and value < setting.minimum:
-            raise ConfigError(f"{setting.name} must be at least {setting.minimum}, not {value!r}")
+            raise ConfigError(f"{setting_origin(config, setting.name, confdir)}: {setting.name} must be at least "
+                              f"{setting.minimum}, not {value!r}")
 
 
 def declare(app: Sphinx, group: str) -> None:
@@ -106,7 +137,7 @@ def declare(app: Sphinx, group: str) -> None:
     settings = tuple(s for s in SETTINGS if s.group == group)
     for s in settings:
         app.add_config_value(s.name, s.default, s.rebuild, types=[s.type], description=s.description)
-    app.connect("config-inited", lambda app, config: validate(config, settings))
+    app.connect("config-inited", lambda app, config: validate(config, settings, app.confdir))
 
 
 def file_setting(app: Sphinx, name: str) -> Path | None:
