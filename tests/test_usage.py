@@ -153,8 +153,12 @@ def test_filters_select_the_right_rows(build) -> None:
     # :lesson: lesson-a (another document) + :path: docs/ -- ordered by the lesson's declaration order
     assert _locations(other_lesson) == ["docs/guide.md:8", "docs/guide.md:9", "docs/guide.md:9"]
     assert "没有找到符合条件的出现位置（名称 nothing.here）" in page
-    summary = re.search(r'<p class="slimebook-usage-summary">(.*?)</p>', page, re.DOTALL)[1]
-    assert "共 3 处，分布在 2 个文件中" in htmllib.unescape(re.sub("<[^>]+>", "", summary))
+    summaries = [htmllib.unescape(re.sub("<[^>]+>", "", s))
+                 for s in re.findall(r'<p class="slimebook-usage-summary">(.*?)</p>', page, re.DOTALL)]
+    assert "共 3 处，分布在 2 个文件中" in summaries[0]
+    # lesson-a's names under :path: docs/: gather is used, but only outside that path; Queue.* nowhere
+    assert "asyncio.gather 0（所选范围内没有；固定提交中范围外有 1 处）" in summaries[-1]
+    assert "asyncio.Queue.* 0（Slime 没有用到）" in summaries[-1]
 
 
 def test_lesson_tables_and_absent_names(build) -> None:

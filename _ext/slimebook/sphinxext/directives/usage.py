@@ -108,8 +108,9 @@ def _pattern_counts(records: Sequence, patterns: Sequence[str], query: Query, pr
 
 
 def _zero_reason(pattern: str, query: Query, project: str, every: Sequence, confirmed_uses: Sequence) -> nodes.Text:
-    """Why a pattern selected nothing: its class is used only through instances (and confirmed candidates), or the
-    upstream project does not use it."""
+    """Why a pattern selected nothing: its class is used only through instances (and confirmed candidates); the
+    selection's category, path or kind filters leave out the occurrences the scan has (``every``); or the upstream
+    project does not use it."""
     uses = instance_uses([r for r in every if query.within(r)], pattern, query.table)
     confirmed = len(instance_uses([r for r in confirmed_uses if query.within(r)], pattern, query.table))
     if uses or confirmed:
@@ -119,6 +120,12 @@ def _zero_reason(pattern: str, query: Query, project: str, every: Sequence, conf
                                   confirmed=ngettext(", {n} of them a candidate confirmed by hand",
                                                      ", {n} of them candidates confirmed by hand",
                                                      confirmed).format(n=confirmed) if confirmed else ""))
+    if query.categories or query.paths or query.kinds is not None:  # a narrowed selection: is it used outside?
+        alone = Query(names=(pattern,), kinds=("all",), table=query.table)
+        outside = sum(1 for r in every if alone.matches(r))
+        if outside:
+            return nodes.Text(_(" 0 (none in this selection; {occurrences} at the pin outside it)").format(
+                occurrences=ngettext("{n} occurrence", "{n} occurrences", outside).format(n=outside)))
     return nodes.Text(_(" 0 (not used by {project})").format(project=project))
 
 
