@@ -219,23 +219,30 @@ def test_fetch_goes_through_demo_source_url(demo_book: Path, tmp_path: Path, dem
     assert capsys.readouterr().out.startswith(f"demo@{demo_repo.pin}: fetched in ")
 
 
-def test_diff_and_repin_inside_the_book_need_no_flag(demo_book: Path, demo_repo: SourceRepo,
+def test_diff_and_repin_inside_the_book_need_no_flag(demo_book: Path, demo_repo: SourceRepo, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     monkeypatch.chdir(demo_book)
+    notes = demo_book / "candidate-notes.toml"
+    before = notes.read_text()
     assert main(["sources", "diff", "--to", demo_repo.head, "--brief"]) == 0
+    # the chapters' citations and the one line the candidate notes name (its [[confirmed]] entry)
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"{CITATIONS} citations, {demo_repo.pin[:7]} → {demo_repo.head[:7]}: 4 unchanged, 13 moved, "
+        f"{CITATIONS + 1} citations, {demo_repo.pin[:7]} → {demo_repo.head[:7]}: 4 unchanged, 14 moved, "
         "0 changed, 0 gone, 0 broken")  # demo/pool.py moved two lines down; app/jobs.py did not change
     assert main(["sources", "repin", demo_repo.head[:7], "--write"]) == 0
     out = capsys.readouterr().out
     assert "rewrite docs/tour.md:6: :lines: 4-5 → 6-7" in out and "rewrite docs/reference/api.rst:11: role" in out
-    assert "5 rewrites done, 0 citations left for the writer" in out
+    assert f"rewrite {Path('candidate-notes.toml')}:5: note line 46 → 48" in out
+    assert "6 rewrites done, 0 citations left for the writer" in out
+    assert notes.read_text() == before.replace("line = 46\n", "line = 48\n")  # the rest byte for byte
     lock = load_lock(demo_book / "locks" / "sources.toml", "demo")
     assert (lock.commit, lock.previous_commit) == (demo_repo.head, demo_repo.pin)
     assert ":lines: 6-7" in (demo_book / "docs" / "tour.md").read_text()
     assert main(["sources", "verify"]) == 0
     assert capsys.readouterr().out.startswith(
         f"{CITATIONS} citations in {DOCUMENTS} files checked at {demo_repo.head[:7]}")
+    # at the new pin the book builds -W clean: its candidates gate finds the confirmed entry where the notes say
+    assert fresh_build(demo_book, tmp_path / "repinned")[1] == ""
 
 
 def test_finding_no_citation_is_an_error_that_says_where_it_looked(demo_book: Path, tmp_path: Path,

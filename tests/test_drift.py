@@ -32,6 +32,7 @@ from slimebook.drift import (
     summarize,
 )
 from slimebook.drift.model import compress_lines
+from slimebook.drift.notes import NOTE_LINE, NOTE_PLACE, note_citations
 from slimebook.drift.relocate import map_line, map_range, occurrences, places, relocate, shift_emphasize
 from slimebook.lock import LockError, SourceLock, load_lock, repin_lock_text, update_lock_file
 from slimebook.names import SourceNames
@@ -713,6 +714,85 @@ def test_apply_edits_skips_text_that_changed_since_the_report(tmp_path: Path) ->
     assert "now reads '7-8', expected '5-6'" in results[0][1]
     assert results[1][1] is None
     assert chapter.read_bytes() == b"```{slime-source} pkg/core.py\r\n:lines: 7-8\r\n```\r\n{slime}`pkg/core.py:3`\r\n"
+
+
+NOTES = (
+    "# confirmed and left candidates (a comment that must survive)\r\n"       # 1
+    "[[confirmed]]\r\n"                                                      # 2
+    'path = "pkg/core.py"\r\n'                                               # 3
+    "line = 5  # moves to 9\r\n"                                             # 4
+    'api = "asyncio.Queue.put"\r\n'                                          # 5
+    'lesson = "chapters/a"\r\n'                                              # 6
+    'evidence = "e"\r\n'                                                     # 7
+    "\r\n"                                                                    # 8
+    "[[confirmed]]\r\n"                                                      # 9
+    'evidence = "changed"\r\n'                                               # 10
+    'path = "pkg/core.py"\r\n'                                               # 11
+    "line = 10\r\n"                                                          # 12
+    'api = "asyncio.Queue.get"\r\n'                                          # 13
+    'lesson = "chapters/a"\r\n'                                              # 14
+    "\r\n"                                                                    # 15
+    "[[left]]\r\n"                                                           # 16
+    'names = ["get"]\r\n'                                                    # 17
+    'places = ["pkg/dup.py:6", "pkg/core.py:6",\r\n'                         # 18
+    '          "pkg/core.py:1", "pkg/dup.py:6"]\r\n'                         # 19
+    'reason = "r"\r\n'                                                       # 20
+)
+
+
+def test_the_candidate_notes_lines_are_citations(tmp_path: Path, checker: DriftChecker) -> None:
+    notes = tmp_path / "notes.toml"
+    notes.write_bytes(NOTES.encode())
+    cited = list(note_citations(notes))
+    assert [(c.kind, c.path, c.lines, c.line, c.index, c.error) for c in cited] == [
+        (NOTE_LINE, "pkg/core.py", "5", 4, 0, None),
+        (NOTE_LINE, "pkg/core.py", "10", 12, 0, None),
+        (NOTE_PLACE, "pkg/dup.py", "6", 18, 0, None),
+        (NOTE_PLACE, "pkg/core.py", "6", 18, 0, None),
+        (NOTE_PLACE, "pkg/core.py", "1", 19, 0, None),
+        (NOTE_PLACE, "pkg/dup.py", "6", 19, 0, None),
+    ]
+    drifts = checker.check_all(cited)
+    assert [str(d.status) for d in drifts] == ["moved", "changed", "moved", "moved", "unchanged", "moved"]
+    edits = plan_edits(drifts)
+    assert [e.describe().split(": ", 1)[1] for e in edits] == [
+        "note line 5 → 9", "note place 6 → 7", "note place 6 → 10", "note place 6 → 7"]
+    assert all(problem is None for _, problem in apply_edits(edits, SLIME))
+    # the numbers moved; comments, the changed entry (left for the writer), layout and CRLF stay byte for byte
+    assert notes.read_bytes() == NOTES.replace("line = 5  #", "line = 9  #").replace(
+        '"pkg/dup.py:6", "pkg/core.py:6"', '"pkg/dup.py:7", "pkg/core.py:10"').replace(
+        '"pkg/core.py:1", "pkg/dup.py:6"', '"pkg/core.py:1", "pkg/dup.py:7"').encode()
+
+
+def test_a_note_that_changed_since_the_report_is_not_rewritten(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.toml"
+    notes.write_text('[[confirmed]]\nline = 7\n[[left]]\nplaces = ["a.py:3"]\n')
+    edits = [Edit(notes, 2, "note", 0, "a.py", "5", "9"), Edit(notes, 4, "place", 0, "a.py", "4", "8"),
+             Edit(notes, 4, "place", 1, "a.py", "3", "8")]
+    assert [problem for _, problem in apply_edits(edits, SLIME)] == [
+        "line 2 now reads 'line = 7', expected 'line = 5'", 'line 4 no longer holds "a.py:4"',
+        'line 4 no longer holds "a.py:3"']
+    assert notes.read_text() == '[[confirmed]]\nline = 7\n[[left]]\nplaces = ["a.py:3"]\n'
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ('confirmed = [{path = "a.py", line = 3, api = "x.y", lesson = "l", evidence = "e"}]\n',
+     "its 'line = N' key is not on a line of its own under [[confirmed]]"),
+    ("[[left]]\nplaces = ['a.py:3']\nreason = 'r'\n",
+     "the place 'a.py:3' is not a double-quoted \"path:line\" string under [[left]]"),
+    ("[[left]]\nplaces = [\"a.py\"]\nreason = 'r'\n", "'places' entries are \"path:line\", got 'a.py'"),
+    ("[[confirmed]\n", "not valid TOML"),
+])
+def test_a_note_that_cannot_be_followed_is_reported_never_rewritten(tmp_path: Path, text: str, error: str) -> None:
+    notes = tmp_path / "notes.toml"
+    notes.write_text(text)
+    (cited,) = note_citations(notes)
+    assert error in cited.error and cited.file == notes and cited.line >= 1
+    assert plan_edits([Drift(cited, Status.BROKEN)]) == []
+
+
+def test_no_notes_file_no_citations(tmp_path: Path) -> None:
+    assert list(note_citations(tmp_path / "none.toml")) == []
 
 
 def test_rst_directive_and_role_rewrite(tmp_path: Path, checker: DriftChecker) -> None:

@@ -5,7 +5,7 @@ A book is a directory holding ``conf.py`` (the Sphinx source directory, which is
 :func:`find_book` walks up from a directory to the nearest one holding ``conf.py``; :func:`read_book` executes that
 file with :meth:`sphinx.config.Config.read` (exactly as a build does, in the configuration directory) and takes the
 extension's settings the command line needs (:data:`BOOK_SETTINGS`: the lock, the source name, the fetch command,
-the scanner's categories file)
+the scanner's categories file, the candidate notes)
 with the same defaults as the build. :meth:`Book.documents` lists the book's source files with
 :class:`sphinx.project.Project`, Sphinx's own discovery, under the build's rules: every file with a source suffix
 (``source_suffix``, plus ``.md`` when a MyST extension is loaded, as MyST registers it) matching
@@ -43,6 +43,7 @@ BOOK_SETTINGS: dict[str, str] = {
     "slimebook_source": DEFAULT_SOURCE,
     "slimebook_fetch_command": DEFAULT_FETCH_COMMAND,
     "slimebook_scan_categories": "",
+    "slimebook_candidate_notes": "sources/candidate-notes.toml",
 }
 
 #: Sphinx settings the discovery reads that the HTML builder (not Sphinx's core) declares, with its defaults.
@@ -96,6 +97,11 @@ class Book:
         default table."""
         value = self.settings["slimebook_scan_categories"]
         return self.confdir / value if value else None
+
+    @property
+    def candidate_notes(self) -> Path:
+        """The candidate notes file (``slimebook_candidate_notes``, relative to ``confdir``; it may not exist)."""
+        return self.confdir / self.settings["slimebook_candidate_notes"]
 
     @property
     def fetch_command(self) -> str:

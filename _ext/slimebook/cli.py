@@ -250,11 +250,16 @@ def _show_symbols(store: SourceStore, path: str, spec: str) -> int:
 
 # -- sources diff / repin (issue 7) ---------------------------------------------------------------
 def _citation_sources(args: argparse.Namespace, files: list[Path]) -> list[drift.CitationSource]:
-    """Where ``diff``/``repin`` find citations: the book's directives and roles in ``files``.
+    """Where ``diff``/``repin`` find citations: the book's directives and roles in ``files``, and, when the command
+    works on the whole book (no paths named), the lines its candidate notes name (:func:`drift.note_citations`).
 
     Hook: the usage scanner's occurrence ids join here as one more :data:`drift.CitationSource`.
     """
-    return [lambda: drift.book_citations(files, args.context.names)]
+    sources: list[drift.CitationSource] = [lambda: drift.book_citations(files, args.context.names)]
+    book = args.context.book
+    if book is not None and not args.paths:
+        sources.append(lambda: drift.note_citations(book.candidate_notes))
+    return sources
 
 
 def _drift_report(args: argparse.Namespace, from_rev: str | None, to_rev: str):
@@ -265,9 +270,11 @@ def _drift_report(args: argparse.Namespace, from_rev: str | None, to_rev: str):
     """
     ctx: Context = args.context
     files, where = _documents(args)
-    cited = [c for source in _citation_sources(args, files) for c in source()]
-    if not cited:
+    book_source, *others = _citation_sources(args, files)
+    cited = list(book_source())
+    if not cited:  # the candidate notes alone follow no chapter: nothing the book cites with these names
         raise _no_citations(args, files, where)
+    cited += [c for source in others for c in source()]
     lock = load_lock(ctx.lock, ctx.names.source)
     old_sha = drift.resolve_commit(lock, from_rev) if from_rev else lock.commit
     new_sha = drift.resolve_commit(lock, to_rev)

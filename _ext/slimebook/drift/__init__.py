@@ -16,9 +16,11 @@ reads the book's citation directives and roles (``slime-source`` / ``{slime}``, 
 name: :class:`slimebook.names.SourceNames`) in its files; a future source (the usage scanner's
 occurrence ids) yields ``Cited(kind="occurrence", ident=..., file=None, ...)`` and everything below
 works unchanged — only citations with a ``file`` are rewritten in place by :func:`apply_edits`.
+:func:`note_citations` reads the candidate notes: the pin's lines they name move with a re-pin too.
 
 Modules: :mod:`.model` (citations, drifts, statuses), :mod:`.relocate` (finding moved lines),
-:mod:`.checker` (:class:`DriftChecker`), :mod:`.repin` (rewriting chapters); git calls
+:mod:`.checker` (:class:`DriftChecker`), :mod:`.notes` (the candidate notes' lines), :mod:`.repin` (rewriting
+chapters and notes); git calls
 (revisions, renames) live in :mod:`slimebook.store`. The re-pin helpers turn moved drifts into text
 edits of the chapter files (:func:`plan_edits`, :func:`apply_edits`); the lock is moved by
 :func:`slimebook.lock.update_lock_file`. Nothing here knows about Sphinx.
@@ -40,10 +42,13 @@ from .model import (
     needs_writer,
     summarize,
 )
+from .notes import NOTE_LINE, NOTE_PLACE, note_citations
 from .repin import Edit, apply_edits, plan_edits
 
 __all__ = [
     "NEEDS_WRITER",
+    "NOTE_LINE",
+    "NOTE_PLACE",
     "CitationSource",
     "Cited",
     "Drift",
@@ -56,6 +61,7 @@ __all__ = [
     "book_citations",
     "format_runs",
     "needs_writer",
+    "note_citations",
     "plan_edits",
     "resolve_commit",
     "summarize",

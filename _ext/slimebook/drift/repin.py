@@ -1,4 +1,4 @@
-"""Re-pin writing: moved citations rewritten in the book's files.
+"""Re-pin writing: moved citations rewritten in the book's files (chapters and candidate notes).
 
 :func:`plan_edits` turns drifts into :class:`Edit` s, :func:`apply_edits` applies them (each checked against the
 line it rewrites, files written atomically). The lock itself is moved by :func:`slimebook.lock.update_lock_file`.
@@ -15,6 +15,7 @@ from ..atomicio import atomic_write
 from ..excerpt import ExcerptError, parse_line_spec
 from ..names import SourceNames
 from .model import Drift, Status
+from .notes import NOTE_LINE, NOTE_PLACE
 
 __all__ = ["Edit", "apply_edits", "plan_edits"]
 
@@ -27,8 +28,9 @@ class Edit:
     Attributes:
         file: the book file.
         line: the 1-based line of the directive or role (:attr:`Cited.line`).
-        option: ``"lines"`` or ``"emphasize-lines"`` (a directive option) or ``"role"`` (the line
-            numbers in a role's target).
+        option: ``"lines"`` or ``"emphasize-lines"`` (a directive option), ``"role"`` (the line
+            numbers in a role's target), ``"note"`` (a candidate note's ``line = N``) or ``"place"`` (one
+            ``"path:N"`` of a note's ``places``).
         index: for a role, its position among the roles on that line.
         path: the cited path (checked against the line before rewriting).
         old: the spec as written; new: the spec to write.
@@ -44,16 +46,21 @@ class Edit:
 
     def describe(self) -> str:
         """``file:line: :lines: 200-213 → 204-217`` (or ``role …``)."""
-        what = "role lines" if self.option == "role" else f":{self.option}:"
+        what = {"role": "role lines", "note": "note line", "place": "note place"}.get(self.option,
+                                                                                   f":{self.option}:")
         return f"{self.file}:{self.line}: {what} {self.old} → {self.new}"
+
+
+#: the kinds of citation a re-pin rewrites → the :attr:`Edit.option` that rewrites their line numbers
+_OPTIONS = {"directive": "lines", "role": "role", NOTE_LINE: "note", NOTE_PLACE: "place"}
 
 
 def plan_edits(drifts: Iterable[Drift]) -> list[Edit]:
     """The rewrites that carry ``moved`` citations to their new lines.
 
-    ``:lines:`` of directives and the line numbers of roles (``{slime}``) follow the text;
-    ``:emphasize-lines:`` follow it for ``:lines:`` and ``:pyobject:`` directives alike. Citations
-    without a file (e.g. occurrence ids) are never edited.
+    ``:lines:`` of directives, the line numbers of roles (``{slime}``) and the lines the candidate notes name
+    (:mod:`.notes`) follow the text; ``:emphasize-lines:`` follow it for ``:lines:`` and ``:pyobject:``
+    directives alike. Citations without a file (e.g. occurrence ids) are never edited.
 
     Returns:
         Edits sorted by file and line.
@@ -61,11 +68,11 @@ def plan_edits(drifts: Iterable[Drift]) -> list[Edit]:
     edits: list[Edit] = []
     for d in drifts:
         c = d.cited
-        if d.status is not Status.MOVED or c.file is None or c.kind not in ("directive", "role"):
+        if d.status is not Status.MOVED or c.file is None or c.kind not in _OPTIONS:
             continue
         new_lines = d.new_lines
         if c.lines and new_lines and new_lines != c.lines:
-            option = "lines" if c.kind == "directive" else "role"
+            option = _OPTIONS[c.kind]
             edits.append(Edit(c.file, c.line, option, c.index, c.path, c.lines, new_lines))
         if c.kind == "directive" and c.emphasize and d.new_emphasize and d.new_emphasize != c.emphasize:
             edits.append(Edit(c.file, c.line, "emphasize-lines", 0, c.path, c.emphasize, d.new_emphasize))
@@ -94,6 +101,8 @@ def _apply_one(lines: list[str], edit: Edit, names: SourceNames) -> str | None:
     if not 1 <= edit.line <= len(lines):
         return f"line {edit.line} is past the end of the file"
     head = lines[edit.line - 1]
+    if edit.option in ("note", "place"):
+        return _apply_to_note(lines, edit)
     if edit.option == "role":
         matches = list(_role_pattern(names, edit.file.suffix == ".rst").finditer(head))
         if edit.index >= len(matches):
@@ -121,6 +130,28 @@ def _apply_one(lines: list[str], edit: Edit, names: SourceNames) -> str | None:
         lines[n] = match.group("head") + edit.new + match.group("tail") + cr
         return None
     return f"the directive has no :{edit.option}: option any more"
+
+
+_NOTE_LINE = re.compile(r"^(?P<head>\s*line\s*=\s*)(?P<number>\d+)\b")
+
+
+def _apply_to_note(lines: list[str], edit: Edit) -> str | None:
+    """Rewrite a candidate note's ``line = N`` or the ``index``-th ``"path:N"`` on the line; a problem sentence
+    when the line no longer reads as expected."""
+    head = lines[edit.line - 1]
+    if edit.option == "note":
+        match = _NOTE_LINE.match(head)
+        if not match or match.group("number") != edit.old:
+            return f"line {edit.line} now reads {head.strip()!r}, expected 'line = {edit.old}'"
+        lines[edit.line - 1] = match.group("head") + edit.new + head[match.end():]
+        return None
+    quoted = f'"{edit.path}:{edit.old}"'
+    starts = [m.start() for m in re.finditer(re.escape(quoted), head)]
+    if edit.index >= len(starts):
+        return f"line {edit.line} no longer holds {quoted}"
+    start = starts[edit.index]
+    lines[edit.line - 1] = head[:start] + f'"{edit.path}:{edit.new}"' + head[start + len(quoted):]
+    return None
 
 
 def apply_edits(edits: Iterable[Edit], names: SourceNames) -> list[tuple[Edit, str | None]]:
