@@ -429,6 +429,13 @@ CJK = re.compile("[\u2e80-\u2fff\u3000-\u30ff\u3100-\u31ff\u3200-\u4dbf\u4e00-\u
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 
+def unlabelled_references(tex: str) -> set[str]:
+    """The targets of ``\\hyperref[\\detokenize{…}]`` links in a LaTeX document that no ``\\label`` defines: links
+    that go nowhere in the PDF (LaTeX only warns "Hyper reference … undefined")."""
+    labels = set(re.findall(r"\\label\{\\detokenize\{([^}]*)\}\}", tex))
+    return set(re.findall(r"\\hyperref\[\\detokenize\{([^}]*)\}\]", tex)) - labels
+
+
 def output_texts(outdir: Path) -> dict[str, str]:
     """Every file a build wrote under ``outdir`` that reads as text, by path relative to ``outdir``: the pages,
     scripts, styles, data files, ``.tex`` and ``.sty``; ``objects.inv`` decompressed; a stylesheet without its

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SourceRepo, blank_pdf, cjk_leaks, fresh_build, output_texts
+from conftest import SourceRepo, blank_pdf, cjk_leaks, fresh_build, output_texts, unlabelled_references
 from slimebook.cli import main
 from slimebook.lock import load_lock
 
@@ -167,6 +167,8 @@ def test_the_latex_build_is_english(demo_book: Path, tmp_path: Path, sphinx_buil
     assert r"\renewcommand{\chaptername}{Chapter}" in texts["slimebook.sty"]
     assert r"\DeclareUnicodeCharacter{2197}" in texts["slimebook.sty"]  # pdfLaTeX, English's engine: the ↗ of a table
     assert "xeCJK" not in texts["demo.tex"]
+    # every internal link has its target in the PDF (the reading-order table's links to its entries included)
+    assert "reading-entry-01" in texts["demo.tex"] and unlabelled_references(texts["demo.tex"]) == set()
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdfLaTeX is not installed")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOTS, SourceRepo, copy_root, git
+from conftest import ROOTS, SourceRepo, copy_root, git, unlabelled_references
 from slimebook.citations import find_citations
 from slimebook.lock import load_lock
 from slimebook.names import SourceNames
@@ -119,6 +119,14 @@ def test_entries_table_paths_and_map(build, source_repo: SourceRepo) -> None:
     assert "共 11 个文件" in html
     files = len(_git_files(source_repo, "pkg"))
     assert re.search(rf"<code[^>]*>.*?pkg/.*?</code>.*?</p></td>\s*<td><p>{files}</p>", html, re.S)
+
+
+def test_the_latex_entries_are_the_targets_of_the_table_links(build) -> None:
+    app = build("reading", "latex")
+    tex = next(Path(app.outdir).glob("*.tex")).read_text(encoding="utf-8")
+    assert r"\hyperref[\detokenize{index:reading-entry-01}]" in tex
+    assert r"\phantomsection\label{\detokenize{index:reading-entry-01}}" in tex
+    assert unlabelled_references(tex) == set()
 
 
 def test_heatmap_cells_link_to_generated_record_pages(build) -> None:

@@ -84,6 +84,13 @@ def _depart_entry(self: Any, node: reading_entry) -> None:
     self.depart_admonition(node)
 
 
+def _visit_entry_latex(self: Any, node: reading_entry) -> None:
+    """LaTeX: the box's ids as labels before it (``LaTeXTranslator.hypertarget_to``), which the generic admonition
+    visitor does not write: the reading-order table's links to ``reading-entry-NN`` had no target in the PDF."""
+    self.body.append(self.hypertarget_to(node, anchor=True))
+    self.visit_admonition(node)
+
+
 class ReadingEntry(SphinxDirective):
     """``reading-entry NN``: see the module docstring."""
 
@@ -209,7 +216,7 @@ def _build_tables(app: Sphinx, doctree: nodes.document) -> None:
 def setup(app: Sphinx) -> None:
     """Register the entry box and its table, and the stylesheet every reading-guide directive uses."""
     app.add_css_file(CSS_FILE)
-    app.add_node(reading_entry, html=(_visit_entry, _depart_entry), latex=(_visit_entry, _depart_entry),
+    app.add_node(reading_entry, html=(_visit_entry, _depart_entry), latex=(_visit_entry_latex, _depart_entry),
                  text=(_visit_entry, _depart_entry))
     app.add_directive("reading-entry", ReadingEntry)
     app.add_directive("reading-order-table", ReadingOrderTable)
