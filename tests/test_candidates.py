@@ -47,6 +47,12 @@ def test_parse_notes_reads_entries_with_their_lines() -> None:
         [(("get",), (), "mapping lookups", 8), ((), ("tools/",), "tools", 12)]
 
 
+def test_parse_notes_counts_lines_as_toml_does() -> None:
+    # a header written in a multi-line string is no header; U+2028 (in a string) ends no line
+    text = '[[left]]\nnames = ["get"]\nreason = """a\n[[left]]\nb\u2028c"""\n\n[[left]]\npaths = ["t/"]\nreason = "r"\n'
+    assert [rule.at for rule in parse_notes(text).left] == [1, 7]
+
+
 @pytest.mark.parametrize(("text", "message", "line"), [
     ("[[confirmed]]\npath = 'a.py'\nline = 0\napi = 'x.get'\nlesson = 'l'\nevidence = 'e'\n",
      "'line' must be a positive integer", 1),

@@ -748,9 +748,9 @@ def test_the_candidate_notes_lines_are_citations(tmp_path: Path, checker: DriftC
         (NOTE_LINE, "pkg/core.py", "5", 4, 0, None),
         (NOTE_LINE, "pkg/core.py", "10", 12, 0, None),
         (NOTE_PLACE, "pkg/dup.py", "6", 18, 0, None),
-        (NOTE_PLACE, "pkg/core.py", "6", 18, 0, None),
+        (NOTE_PLACE, "pkg/core.py", "6", 18, 1, None),  # index: its position among the strings of its line
         (NOTE_PLACE, "pkg/core.py", "1", 19, 0, None),
-        (NOTE_PLACE, "pkg/dup.py", "6", 19, 0, None),
+        (NOTE_PLACE, "pkg/dup.py", "6", 19, 1, None),
     ]
     drifts = checker.check_all(cited)
     assert [str(d.status) for d in drifts] == ["moved", "changed", "moved", "moved", "unchanged", "moved"]
@@ -777,9 +777,11 @@ def test_a_note_that_changed_since_the_report_is_not_rewritten(tmp_path: Path) -
 
 @pytest.mark.parametrize(("text", "error"), [
     ('confirmed = [{path = "a.py", line = 3, api = "x.y", lesson = "l", evidence = "e"}]\n',
-     "its 'line = N' key is not on a line of its own under [[confirmed]]"),
-    ("[[left]]\nplaces = ['a.py:3']\nreason = 'r'\n",
-     "the place 'a.py:3' is not a double-quoted \"path:line\" string under [[left]]"),
+     "its 'line = 3' is not a decimal number on a line of a [[confirmed]] table"),
+    ('[[confirmed]]\npath = "a.py"\nline = 0x3\napi = "x.y"\nlesson = "l"\nevidence = "e"\n',
+     "its 'line = 3' is not a decimal number on a line of a [[confirmed]] table"),
+    ('[[left]]\nplaces = ["a\\u002epy:3"]\nreason = "r"\n',
+     "the place 'a.py:3' is not written as a plain quoted \"path:line\" string in a [[left]] table"),
     ("[[left]]\nplaces = [\"a.py\"]\nreason = 'r'\n", "'places' entries are \"path:line\", got 'a.py'"),
     ("[[confirmed]\n", "not valid TOML"),
 ])
@@ -793,6 +795,51 @@ def test_a_note_that_cannot_be_followed_is_reported_never_rewritten(tmp_path: Pa
 
 def test_no_notes_file_no_citations(tmp_path: Path) -> None:
     assert list(note_citations(tmp_path / "none.toml")) == []
+
+
+def test_places_moving_onto_each_others_old_numbers_each_get_their_own(tmp_path: Path, checker: DriftChecker) -> None:
+    # pkg/core.py:5 moves to 9 and 9 to 13: the first rewrite must not become what the second one finds
+    notes = tmp_path / "notes.toml"
+    before = ('[[left]]\nplaces = ["pkg/core.py:5", "pkg/core.py:9", "pkg/core.py:5"]  # was "pkg/core.py:9"\n'
+              'reason = "r"\n')
+    notes.write_text(before)
+    edits = plan_edits(checker.check_all(list(note_citations(notes))))
+    assert [problem for _, problem in apply_edits(edits, SLIME)] == [None, None, None]
+    assert notes.read_text() == before.replace('"pkg/core.py:5", "pkg/core.py:9", "pkg/core.py:5"',
+                                               '"pkg/core.py:9", "pkg/core.py:13", "pkg/core.py:9"')
+
+
+def _confirmed_entry(*keys: str) -> str:
+    """A [[confirmed]] table of pkg/core.py with ``keys`` (lines) and the keys it lacks."""
+    given = {key.split("=")[0].strip().strip("'\"") for key in keys if "=" in key}
+    rest = [f'{k} = "{v}"' for k, v in (("path", "pkg/core.py"), ("api", "x.put"), ("lesson", "l"), ("evidence", "e"))
+            if k not in given]
+    return "\n".join(["[[confirmed]]", *keys, *rest]) + "\n"
+
+
+#: ⟨5⟩ marks the one number a re-pin rewrites (5 → 9 in pkg/core.py); the same text elsewhere stays
+@pytest.mark.parametrize("text", [
+    _confirmed_entry('evidence = """', "line = 5", "[[confirmed]]", '"""', "line = ⟨5⟩"),  # a multi-line string
+    _confirmed_entry('evidence = "made\u2028above"', "line = ⟨5⟩"),  # U+2028 ends no TOML line
+    _confirmed_entry("line=⟨5⟩  # line = 5"),
+    _confirmed_entry('"line" = ⟨5⟩'),
+    '[[left]]\n# was "pkg/core.py:5"\nplaces = ["pkg/core.py:⟨5⟩"]\nreason = "r"\n',  # a comment above
+    "[[left]]\nreason = 'not \"pkg/core.py:5\"'\nplaces = ['pkg/core.py:⟨5⟩']\n",  # another key, single quotes
+    '[[left]]\nplaces = [\n  # "pkg/core.py:5" below\n  """pkg/core.py:⟨5⟩""",\n]\nreason = "r"\n',
+], ids=["multi-line string", "U+2028", "no spaces", "quoted key", "comment", "other key", "array comment"])
+def test_a_note_is_rewritten_where_toml_reads_the_number(tmp_path: Path, checker: DriftChecker, text: str) -> None:
+    notes = tmp_path / "notes.toml"
+    notes.write_text(text.replace("⟨5⟩", "5"))
+    edits = plan_edits(checker.check_all(list(note_citations(notes))))
+    assert [problem for _, problem in apply_edits(edits, SLIME)] == [None]
+    assert notes.read_text() == text.replace("⟨5⟩", "9")
+
+
+def test_a_notes_file_that_is_not_utf8_is_reported_at_its_line(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.toml"
+    notes.write_bytes(b"[[left]]\n# caf\xe9\nnames = ['get']\nreason = 'r'\n")
+    (cited,) = note_citations(notes)
+    assert (cited.line, cited.error) == (2, "not UTF-8 text: invalid continuation byte")
 
 
 def test_rst_directive_and_role_rewrite(tmp_path: Path, checker: DriftChecker) -> None:

@@ -30,6 +30,7 @@ from fnmatch import fnmatchcase
 from .lock import toml_error_line
 from .scan.categories import CategoryTable, default_table
 from .scan.records import Occurrence
+from .tomltext import tables
 
 __all__ = [
     "Confirmation",
@@ -104,12 +105,12 @@ _LEFT_KEYS = {"names", "paths", "places", "reason"}
 
 
 def _table_lines(text: str) -> dict[str, list[int]]:
-    """Per array-of-tables name, the line of each ``[[name]]`` header, in order."""
+    """Per array-of-tables name, the line of each ``[[name]]`` header, in order (:func:`slimebook.tomltext.tables`:
+    not a header written in a string, lines ending at ``"\\n"`` only)."""
     lines: dict[str, list[int]] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        match = re.match(r"\s*\[\[\s*([A-Za-z_-]+)\s*\]\]", line)
-        if match:
-            lines.setdefault(match.group(1), []).append(n)
+    for table in tables(text):
+        if table.array:
+            lines.setdefault(table.name, []).append(table.line)
     return lines
 
 

@@ -53,7 +53,8 @@ class Cited:
         file: the book file holding the citation, or None for citations that are not text in the
             book (they are reported, never rewritten).
         line: 1-based line of the citation in ``file`` (0 without a file).
-        index: for a role, its position among the roles on that line (0-based), to rewrite it.
+        index: for a role, its position among the roles on that line (0-based), to rewrite it; for a candidate
+            note's place, its position among the TOML strings on that line.
         ident: an identifier for citations without a file (an occurrence id), or None.
         error: the citation could not be parsed (e.g. a malformed role target), or None.
     """

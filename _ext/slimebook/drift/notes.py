@@ -7,85 +7,127 @@ finds the entries pointing at other code. :func:`note_citations` yields one :cla
 the notes file and the line of the number in it, so :class:`~.checker.DriftChecker` follows it like any one-line
 citation and :func:`~.repin.plan_edits` / :func:`~.repin.apply_edits` rewrite the number in place (the rest of the
 file, comments and layout included, stays byte for byte).
+
+The numbers are found with :mod:`slimebook.tomltext`, TOML's own tokens: the value of the entry's ``line`` key and the
+strings of its ``places`` array, never the same text in a comment, in another key's string or in a multi-line string.
+A place is one string token, rewritten by its position among the strings of its line (:func:`place_token`), so two
+places on a line that move onto each other's old numbers (``5 → 9`` and ``9 → 13``) each get their own.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..candidates import NotesError, parse_notes
+from ..candidates import Confirmation, LeftRule, NotesError, parse_notes
+from ..tomltext import Token, tables, tokens
 from .model import Cited
 
-__all__ = ["NOTE_LINE", "NOTE_PLACE", "note_citations"]
+__all__ = ["NOTE_LINE", "NOTE_PLACE", "line_token", "note_citations", "place_token"]
 
 #: :attr:`Cited.kind` of a ``[[confirmed]]`` entry's ``line``
 NOTE_LINE = "candidate note"
 #: :attr:`Cited.kind` of one ``"path:line"`` in a ``[[left]]`` entry's ``places``
 NOTE_PLACE = "candidate place"
 
-_HEADER = re.compile(r"\s*\[\[\s*([A-Za-z_-]+)\s*\]\]")
-_LINE_KEY = re.compile(r"\s*line\s*=\s*(\d+)\b")
+_NUMBER = re.compile(r"[1-9][0-9]*")
+_QUOTES = ('"""', "'''", '"', "'")
 
 
-def _spans(lines: list[str], kind: str) -> list[tuple[int, int]]:
-    """The 1-based line span (header, last line) of each ``[[kind]]`` table, in order."""
-    headers = [(n, m.group(1)) for n, text in enumerate(lines, 1) if (m := _HEADER.match(text))]
-    ends = [n - 1 for n, _ in headers[1:]] + [len(lines)] if headers else []
-    return [(start, end) for (start, name), end in zip(headers, ends, strict=True) if name == kind]
+def _unquoted(token: Token) -> tuple[str, str]:
+    """``(quote, text between the quotes as written)`` of a string token."""
+    quote = next(q for q in _QUOTES if token.text.startswith(q))
+    return quote, token.text[len(quote):len(token.text) - len(quote)]
+
+
+def line_token(text: str) -> Token | None:
+    """The number token of a ``line = N`` statement that is the line ``text`` (any quoting of the key, a comment
+    after it), or None when ``text`` is not such a statement."""
+    root = tables(text)[0]
+    value = root.keys.get("line")
+    if len(root.keys) != 1 or value is None or len(value) != 1 or not _NUMBER.fullmatch(value[0].text):
+        return None
+    return value[0]
+
+
+def place_token(text: str, index: int) -> Token | None:
+    """The ``index``-th string (0-based, comments left out) of the line ``text`` read alone, or None."""
+    strings = [t for t in tokens(text) if t.kind == "string"]
+    return strings[index] if 0 <= index < len(strings) else None
 
 
 def note_citations(path: Path) -> Iterator[Cited]:
     """The pin's lines the notes file at ``path`` names, as citations of one line each.
 
-    Yields, in file order: for each ``[[confirmed]]`` entry, ``Cited(kind=NOTE_LINE, path=entry path,
+    Yields, in file order of the kinds: for each ``[[confirmed]]`` entry, ``Cited(kind=NOTE_LINE, path=entry path,
     lines="<line>", file=path, line=<line of its 'line = N' key>)``; for each ``"p:n"`` of a ``[[left]]`` entry's
-    ``places``, ``Cited(kind=NOTE_PLACE, path=p, lines="n", file=path, line=<line holding that string>,
-    index=<how many equal strings precede it on that line>)``. A number whose key or string cannot be found in the
-    text (a table written inline) is yielded with ``error`` set, so that it is reported and never rewritten. A file
-    that does not parse yields one citation with ``error`` (the parser's sentence) at the line it names. Nothing
-    when the file does not exist.
-
-    Raises:
-        OSError: the file exists but cannot be read.
+    ``places``, ``Cited(kind=NOTE_PLACE, path=p, lines="n", file=path, line=<line of that string>,
+    index=<its position among the strings of that line>)``. Lines end at ``"\\n"`` only, as in
+    :func:`~.repin.apply_edits`. A number that is not written where it can be rewritten (an inline table, a string
+    with escapes, ``line = 0x2E``) is yielded with ``error`` set, so that it is reported and never rewritten. A file
+    that does not parse, is not UTF-8 or cannot be read yields one citation with ``error`` at the line it names.
+    Nothing when the file does not exist.
     """
     if not path.is_file():
         return
-    text = path.read_text(encoding="utf-8")
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8")
+    except OSError as exc:
+        yield _broken(path, 1, f"cannot be read: {exc.strerror or exc}")
+        return
+    except UnicodeDecodeError as exc:
+        yield _broken(path, data.count(b"\n", 0, exc.start) + 1, f"not UTF-8 text: {exc.reason}")
+        return
     try:
         notes = parse_notes(text)
     except NotesError as exc:
-        yield Cited(kind=NOTE_LINE, path=str(path), file=path, line=exc.line or 1, error=str(exc))
+        yield _broken(path, exc.line or 1, str(exc))
         return
-    lines = text.splitlines()
-    yield from _confirmed(path, lines, notes.confirmed)
-    yield from _places(path, lines, notes.left)
+    found = tables(text)
+    lines = text.split("\n")
+    yield from _confirmed(path, lines, notes.confirmed, [t.keys for t in found if t.array and t.name == "confirmed"])
+    yield from _places(path, lines, notes.left, [t.keys for t in found if t.array and t.name == "left"])
 
 
-def _confirmed(path: Path, lines: list[str], entries: tuple) -> Iterator[Cited]:
-    spans = _spans(lines, "confirmed")
+def _broken(path: Path, line: int, error: str) -> Cited:
+    return Cited(kind=NOTE_LINE, path=str(path), file=path, line=line, error=error)
+
+
+def _confirmed(path: Path, lines: list[str], entries: Sequence[Confirmation],
+               keys: list[dict[str, list[Token]]]) -> Iterator[Cited]:
     for index, entry in enumerate(entries):
-        start, end = spans[index] if index < len(spans) else (0, -1)  # an inline table has no header line
-        at = next((n for n in range(start + 1, end + 1) if (m := _LINE_KEY.match(lines[n - 1]))
-                   and int(m.group(1)) == entry.line), 0)
-        yield Cited(kind=NOTE_LINE, path=entry.path, lines=str(entry.line), file=path, line=at or entry.at,
-                    error=None if at else "its 'line = N' key is not on a line of its own under [[confirmed]]")
+        value = keys[index].get("line", []) if index < len(keys) else []  # an inline table has no header
+        number = value[0] if len(value) == 1 and value[0].text == str(entry.line) else None
+        found = line_token(lines[number.line - 1]) if number else None  # what the rewrite will find on that line
+        if found is None or found.column != number.column:
+            number = None
+        yield Cited(kind=NOTE_LINE, path=entry.path, lines=str(entry.line), file=path,
+                    line=number.line if number else entry.at,
+                    error=None if number else f"its 'line = {entry.line}' is not a decimal number on a line of a "
+                                              "[[confirmed]] table")
 
 
-def _places(path: Path, lines: list[str], rules: tuple) -> Iterator[Cited]:
-    spans = _spans(lines, "left")
+def _places(path: Path, lines: list[str], rules: Sequence[LeftRule],
+            keys: list[dict[str, list[Token]]]) -> Iterator[Cited]:
     for index, rule in enumerate(rules):
-        start, end = spans[index] if index < len(spans) else (0, -1)
-        seen: Counter[tuple[int, str]] = Counter()
-        for place in rule.places:
+        value = keys[index].get("places", []) if index < len(keys) else []
+        strings = [t for t in value if t.kind == "string"]
+        for k, place in enumerate(rule.places):
             where, _, number = place.rpartition(":")
-            quoted = f'"{place}"'
-            at = next((n for n in range(start + 1, end + 1) if lines[n - 1].count(quoted) > seen[n, quoted]), 0)
-            if not (where and number.isdigit() and at):
-                yield Cited(kind=NOTE_PLACE, path=where or place, file=path, line=at or rule.at,
-                            error=f"the place {place!r} is not a double-quoted \"path:line\" string under [[left]]")
+            token = strings[k] if len(strings) == len(rule.places) else None
+            at = _position(lines, token) if token and _unquoted(token)[1] == place else None
+            if at is None:
+                yield Cited(kind=NOTE_PLACE, path=where or place, file=path, line=token.line if token else rule.at,
+                            error=f"the place {place!r} is not written as a plain quoted \"path:line\" string in a "
+                                  "[[left]] table")
                 continue
-            yield Cited(kind=NOTE_PLACE, path=where, lines=number, file=path, line=at, index=seen[at, quoted])
-            seen[at, quoted] += 1
+            yield Cited(kind=NOTE_PLACE, path=where, lines=number, file=path, line=token.line, index=at)
+
+
+def _position(lines: list[str], token: Token) -> int | None:
+    """The position of ``token`` among the strings of its line read alone (what :func:`place_token` finds), or
+    None when reading the line alone does not find it there (the line starts inside a multi-line string)."""
+    strings = [t for t in tokens(lines[token.line - 1]) if t.kind == "string"]
+    return next((k for k, t in enumerate(strings) if (t.column, t.text) == (token.column, token.text)), None)

@@ -15,7 +15,7 @@ from ..atomicio import atomic_write
 from ..excerpt import ExcerptError, parse_line_spec
 from ..names import SourceNames
 from .model import Drift, Status
-from .notes import NOTE_LINE, NOTE_PLACE
+from .notes import NOTE_LINE, NOTE_PLACE, line_token, place_token
 
 __all__ = ["Edit", "apply_edits", "plan_edits"]
 
@@ -31,7 +31,7 @@ class Edit:
         option: ``"lines"`` or ``"emphasize-lines"`` (a directive option), ``"role"`` (the line
             numbers in a role's target), ``"note"`` (a candidate note's ``line = N``) or ``"place"`` (one
             ``"path:N"`` of a note's ``places``).
-        index: for a role, its position among the roles on that line.
+        index: for a role, its position among the roles on that line; for a place, among the strings on it.
         path: the cited path (checked against the line before rewriting).
         old: the spec as written; new: the spec to write.
     """
@@ -132,25 +132,24 @@ def _apply_one(lines: list[str], edit: Edit, names: SourceNames) -> str | None:
     return f"the directive has no :{edit.option}: option any more"
 
 
-_NOTE_LINE = re.compile(r"^(?P<head>\s*line\s*=\s*)(?P<number>\d+)\b")
-
-
 def _apply_to_note(lines: list[str], edit: Edit) -> str | None:
-    """Rewrite a candidate note's ``line = N`` or the ``index``-th ``"path:N"`` on the line; a problem sentence
-    when the line no longer reads as expected."""
+    """Rewrite a candidate note's ``line = N`` or the ``index``-th string of the line, a ``"path:N"`` (its quotes
+    kept; :func:`.notes.line_token`, :func:`.notes.place_token`); a problem sentence when the line no longer reads
+    as expected."""
     head = lines[edit.line - 1]
     if edit.option == "note":
-        match = _NOTE_LINE.match(head)
-        if not match or match.group("number") != edit.old:
+        token = line_token(head)
+        if token is None or token.text != edit.old:
             return f"line {edit.line} now reads {head.strip()!r}, expected 'line = {edit.old}'"
-        lines[edit.line - 1] = match.group("head") + edit.new + head[match.end():]
+        lines[edit.line - 1] = head[:token.column] + edit.new + head[token.column + len(token.text):]
         return None
-    quoted = f'"{edit.path}:{edit.old}"'
-    starts = [m.start() for m in re.finditer(re.escape(quoted), head)]
-    if edit.index >= len(starts):
-        return f"line {edit.line} no longer holds {quoted}"
-    start = starts[edit.index]
-    lines[edit.line - 1] = head[:start] + f'"{edit.path}:{edit.new}"' + head[start + len(quoted):]
+    token = place_token(head, edit.index)
+    old = f"{edit.path}:{edit.old}"
+    quote = next((q for q in ('"""', "'''", '"', "'") if token and token.text == f"{q}{old}{q}"), None)
+    if token is None or quote is None:
+        return f'line {edit.line} no longer holds "{old}"'
+    lines[edit.line - 1] = (head[:token.column] + f"{quote}{edit.path}:{edit.new}{quote}"
+                            + head[token.column + len(token.text):])
     return None
 
 
