@@ -52,3 +52,20 @@ def test_setting_origin(tmp_path, conf: str | None, overrides: dict, origin: str
     config = SimpleNamespace(overrides=overrides)
     assert setting_origin(config, "slimebook_usage_collapse", tmp_path) == origin.format(conf=tmp_path / "conf.py")
     assert setting_origin(config, "slimebook_usage_collapse") in ("conf.py", "-D slimebook_usage_collapse")
+
+
+@pytest.mark.parametrize(("conf", "line"), [
+    ('slimebook_usage_collapse = 5\nif tags.has("x"):\n    slimebook_usage_collapse = -3\n', 3),  # inside an if
+    ('slimebook_usage_collapse = -3\nif False:\n    slimebook_usage_collapse = 5\n', 1),  # not the later 5
+    ('slimebook_usage_collapse = 5\nglobals()["slimebook_usage_collapse"] = -3\n', 2),
+    ("a, slimebook_usage_collapse = 1, -3\n", 1),
+    ("slimebook_usage_collapse: int = -3\ntry:\n    import x\nexcept ImportError:\n"
+     "    slimebook_usage_collapse = 4\n", 1),
+    ('def f():\n    slimebook_usage_collapse = -3\n\n\nslimebook_usage_collapse = int("-3")\n', 5),  # a computed value
+])
+def test_setting_origin_names_the_assignment_that_can_have_set_the_value(tmp_path, conf: str, line: int) -> None:
+    from slimebook.sphinxext.config import setting_origin
+
+    (tmp_path / "conf.py").write_text(conf)
+    config = SimpleNamespace(overrides={}, slimebook_usage_collapse=-3)
+    assert setting_origin(config, "slimebook_usage_collapse", tmp_path) == f"{tmp_path / 'conf.py'}:{line}"

@@ -109,6 +109,13 @@ def test_a_missing_lock_is_named(tmp_path: Path) -> None:
     assert str(caught.value) == f"{tmp_path / 'none.toml'}: source lock not found"
 
 
+def test_a_lock_that_cannot_be_read_is_named(tmp_path: Path) -> None:
+    # a directory (slimebook_lock = "" names the book's own directory): a LockError, not the OSError of the read
+    with pytest.raises(LockError) as caught:
+        load_lock(tmp_path)
+    assert str(caught.value) == f"{tmp_path}: the source lock cannot be read (Is a directory)"
+
+
 @pytest.mark.parametrize(
     ("text", "commit", "previous", "message"),
     [

@@ -97,7 +97,7 @@ def load_lock(path: str | Path, name: str = DEFAULT_SOURCE) -> SourceLock:
     The optional ``previous_commit`` field, when present, must be a full 40-hex sha too.
 
     Raises:
-        LockError: the file is missing or not TOML, the entry or a field is missing, or the commit
+        LockError: the file is missing, unreadable or not TOML, the entry or a field is missing, or the commit
             (or ``previous_commit``) is not a full lowercase 40-hex sha.
     """
     path = Path(path)
@@ -105,6 +105,8 @@ def load_lock(path: str | Path, name: str = DEFAULT_SOURCE) -> SourceLock:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise LockError(f"{path}: source lock not found") from exc
+    except OSError as exc:  # a directory (an empty slimebook_lock), no permission
+        raise LockError(f"{path}: the source lock cannot be read ({exc.strerror or exc})") from exc
     except tomllib.TOMLDecodeError as exc:
         line = toml_error_line(exc)  # path:line:, as the categories, candidate-notes and waiver files say it
         raise LockError(f"{path}{'' if line is None else f':{line}'}: not valid TOML: {exc}") from exc

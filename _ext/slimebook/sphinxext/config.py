@@ -89,9 +89,13 @@ SETTINGS: tuple[Setting, ...] = (
 
 def setting_origin(config: Config, name: str, confdir: str | Path | None = None) -> str:
     """Where the value of ``name`` came from, as an error names it: ``-D name`` when the command line overrode it
-    (``config.overrides``), else ``<confdir>/conf.py:<line>`` at the last top-level assignment of ``name`` there
-    (read with :mod:`ast`; the path alone when no assignment is found or the file cannot be parsed), else ``conf.py``
-    (no ``confdir``)."""
+    (``config.overrides``), else ``<confdir>/conf.py:<line>``, else ``conf.py`` (no ``confdir``).
+
+    The line is that of the last assignment of ``name`` in the module's code, read with :mod:`ast` (in an ``if``,
+    ``try``, ``for`` or ``with`` block too; ``name = …``, ``name: T = …``, ``name += …``, ``a, name = …``,
+    ``globals()["name"] = …``; not in a function or class) that can have set the value: one whose value is a literal
+    other than the value is passed over. The path alone when none is left or the file cannot be parsed.
+    """
     import ast
 
     if name in (getattr(config, "overrides", None) or {}):
@@ -103,11 +107,53 @@ def setting_origin(config: Config, name: str, confdir: str | Path | None = None)
         tree = ast.parse(path.read_bytes())
     except (OSError, SyntaxError, ValueError):
         return str(path)
-    lines = [node.lineno for node in tree.body
-             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-             for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-             if isinstance(target, ast.Name) and target.id == name]
+    value = getattr(config, name, _NOT_LITERAL)
+    lines = [line for line, literal in _assignments(tree.body, name)
+             if _NOT_LITERAL in (value, literal) or (type(literal) is type(value) and literal == value)]
     return f"{path}:{lines[-1]}" if lines else str(path)
+
+
+#: what :func:`_assignments` gives for a value it cannot read as a literal (and a value not known)
+_NOT_LITERAL = object()
+
+
+def _assignments(body: list, name: str) -> list[tuple[int, object]]:
+    """``(line, literal value)`` of each assignment of the global ``name`` in the statements ``body`` and the blocks
+    they run (not function or class bodies), in file order; the value is :data:`_NOT_LITERAL` when
+    :func:`ast.literal_eval` cannot read it (a computed or augmented value, one item of an unpacking)."""
+    import ast
+
+    def literal(node: ast.expr) -> object:
+        try:
+            return ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return _NOT_LITERAL
+
+    def names(target: ast.expr) -> bool:
+        if isinstance(target, ast.Name):
+            return target.id == name
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return any(names(t.value if isinstance(t, ast.Starred) else t) for t in target.elts)
+        return (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call)
+                and isinstance(target.value.func, ast.Name) and target.value.func.id == "globals"
+                and isinstance(target.slice, ast.Constant) and target.slice.value == name)
+
+    found: list[tuple[int, object]] = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Assign) and any(names(t) for t in node.targets):
+            direct = all(isinstance(t, (ast.Name, ast.Subscript)) for t in node.targets)
+            found.append((node.lineno, literal(node.value) if direct else _NOT_LITERAL))
+        elif isinstance(node, ast.AnnAssign) and node.value is not None and names(node.target):
+            found.append((node.lineno, literal(node.value)))
+        elif isinstance(node, ast.AugAssign) and names(node.target):
+            found.append((node.lineno, _NOT_LITERAL))
+        for block in ("body", "orelse", "finalbody"):
+            found.extend(_assignments(getattr(node, block, None) or [], name))
+        for part in (*(getattr(node, "handlers", None) or ()), *(getattr(node, "cases", None) or ())):
+            found.extend(_assignments(part.body, name))
+    return found
 
 
 def _a(type_name: str) -> str:
