@@ -20,7 +20,9 @@ from sphinx.testing.util import SphinxTestApp
 from conftest import ROOT, ROOTS, git
 from slimebook.lock import load_lock
 from slimebook.scan.categories import default_table
+from slimebook.scan.records import Occurrence
 from slimebook.store import SourceStore
+from slimebook.usage import Query
 
 LOOP = textwrap.dedent('''\
     import asyncio
@@ -553,3 +555,33 @@ def test_the_template_digest_follows_what_pages_are_rendered_from(tmp_path: Path
 
     monkeypatch.setattr(Path, "read_bytes", vanishing)
     _digest(one, moved)  # no error
+
+
+def _occurrence(path: str, name: str, kind: str) -> Occurrence:
+    return Occurrence(f"{path}-{name}-{kind}", path, 1, 0, 1, 1, "<module>", kind, name, "asyncio",
+                      "import_resolution", "x", "code")
+
+
+#: asyncio.Queue in a.py only: imported, and used through its instances (two method calls)
+QUEUE_ELSEWHERE = [_occurrence("a.py", "asyncio.Queue", "import"),
+                   _occurrence("a.py", "asyncio.Queue.put", "method_call"),
+                   _occurrence("a.py", "asyncio.Queue.get", "method_call")]
+
+
+@pytest.mark.parametrize(("records", "query", "says"), [
+    # the directive without :path: counts no import (its default kinds): the import alone is no use outside
+    (QUEUE_ELSEWHERE[:1], Query(names=("asyncio.Queue",), paths=("b/",)), " 0 (not used by Slime)"),
+    # a :kind: narrowing: an import outside is one of the kinds it leaves out
+    (QUEUE_ELSEWHERE[:1], Query(names=("asyncio.Queue",), kinds=("api_call",)),
+     " 0 (none in this selection; 1 occurrence at the pin outside it)"),
+    # used through its instances outside the selection: not "not used"
+    (QUEUE_ELSEWHERE, Query(names=("asyncio.Queue",), paths=("b/",)),
+     " 0 (none in this selection; outside it the class name does not appear, its instance methods have 2 uses)"),
+    (QUEUE_ELSEWHERE, Query(names=("asyncio.Queue.*",), paths=("b/",)),
+     " 0 (none in this selection; 2 occurrences at the pin outside it)"),
+])
+def test_a_zero_in_a_narrowed_selection_counts_what_the_whole_pin_has(records: list, query: Query, says: str) -> None:
+    from slimebook.sphinxext.directives.usage import _count_sentence
+
+    sentence = _count_sentence([], query.names, query, "Slime", records).astext()
+    assert sentence == f"0 occurrences in 0 files: {query.names[0]}{says}."

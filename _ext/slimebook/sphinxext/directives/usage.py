@@ -109,24 +109,36 @@ def _pattern_counts(records: Sequence, patterns: Sequence[str], query: Query, pr
 
 def _zero_reason(pattern: str, query: Query, project: str, every: Sequence, confirmed_uses: Sequence) -> nodes.Text:
     """Why a pattern selected nothing: its class is used only through instances (and confirmed candidates); the
-    selection's category, path or kind filters leave out the occurrences the scan has (``every``); or the upstream
-    project does not use it."""
+    selection's category, path or kind filters leave out the occurrences the scan has (``every``), counted as the
+    directive without those filters counts them (its default kinds, every kind when ``:kind:`` narrowed it), or the
+    uses of the class's instance methods there; or the upstream project does not use it."""
     uses = instance_uses([r for r in every if query.within(r)], pattern, query.table)
     confirmed = len(instance_uses([r for r in confirmed_uses if query.within(r)], pattern, query.table))
     if uses or confirmed:
-        total = len(uses) + confirmed
-        return nodes.Text(_(" 0 (the class name does not appear; its instance methods have {uses}{confirmed})")
-                          .format(uses=ngettext("{n} use", "{n} uses", total).format(n=total),
-                                  confirmed=ngettext(", {n} of them a candidate confirmed by hand",
-                                                     ", {n} of them candidates confirmed by hand",
-                                                     confirmed).format(n=confirmed) if confirmed else ""))
+        return _instance_reason(_(" 0 (the class name does not appear; its instance methods have {uses}{confirmed})"),
+                                len(uses), confirmed)
     if query.categories or query.paths or query.kinds is not None:  # a narrowed selection: is it used outside?
-        alone = Query(names=(pattern,), kinds=("all",), table=query.table)
+        alone = Query(names=(pattern,), kinds=None if query.kinds is None else ("all",), table=query.table)
         outside = sum(1 for r in every if alone.matches(r))
         if outside:
             return nodes.Text(_(" 0 (none in this selection; {occurrences} at the pin outside it)").format(
                 occurrences=ngettext("{n} occurrence", "{n} occurrences", outside).format(n=outside)))
+        uses = instance_uses(every, pattern, query.table)
+        confirmed = len(instance_uses(confirmed_uses, pattern, query.table))
+        if uses or confirmed:
+            return _instance_reason(_(" 0 (none in this selection; outside it the class name does not appear, its "
+                                      "instance methods have {uses}{confirmed})"), len(uses), confirmed)
     return nodes.Text(_(" 0 (not used by {project})").format(project=project))
+
+
+def _instance_reason(message: str, uses: int, confirmed: int) -> nodes.Text:
+    """``message`` (a translated sentence with ``{uses}`` and ``{confirmed}``) with the count of ``uses`` of a class's
+    instance methods, ``confirmed`` of them candidates confirmed by hand."""
+    total = uses + confirmed
+    return nodes.Text(message.format(
+        uses=ngettext("{n} use", "{n} uses", total).format(n=total),
+        confirmed=ngettext(", {n} of them a candidate confirmed by hand", ", {n} of them candidates confirmed by hand",
+                           confirmed).format(n=confirmed) if confirmed else ""))
 
 
 # -- the directive -----------------------------------------------------------------------------------------
