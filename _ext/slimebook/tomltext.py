@@ -1,6 +1,7 @@
 """Where things are in a TOML text: its tokens with their line and column, and its tables with the tokens of their keys.
 
-:mod:`tomllib` gives values, never where they are written. A file the book rewrites in place (the candidate notes on a
+:mod:`tomllib` gives values, never where they are written; ``tomlkit`` (which rewrites the lock keeping its layout)
+keeps the text of each item but not its line either. A file the book rewrites in place (the candidate notes on a
 re-pin, :mod:`slimebook.drift.notes`) or reports by line (:func:`slimebook.candidates.parse_notes`) needs the
 positions too, and a line-by-line regular expression gets them wrong: a comment, another key's string or a
 multi-line string can hold the same text as the key or value sought. :func:`tokens` is a small lexer that knows
