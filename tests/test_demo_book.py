@@ -117,6 +117,10 @@ def test_the_usage_index_reads_the_book_s_category(demo_book: Path, sphinx_build
     assert set(re.findall(r'id="(occ-[0-9a-f]{12})"', uses)) == {
         r["id"] for r in records if r["category"] == "demo-pool" and r["kind"] != "import"}
     assert "This lesson teaches: demo.connect, demo.Pool.submit" in _visible("lesson.html", lesson)
+    # the candidate confirmed as demo.Job.wait is counted beside the named uses, not said to be missing
+    taught = re.findall(r'<p class="slimebook-usage-summary">(.*?)</p>', lesson, re.DOTALL)[-1]
+    assert "demo.Job.wait 1 (plus 1 instance candidate confirmed by hand)," in html.unescape(
+        re.sub("<[^>]+>", "", taught))
     category = _text(out / USAGE / "category" / "demo-pool.html")
     assert "The demo library's worker pool: connecting, submitting jobs, waiting for them." in category
     assert "16 occurrences of 10 names in 3 files" in category

@@ -585,3 +585,22 @@ def test_a_zero_in_a_narrowed_selection_counts_what_the_whole_pin_has(records: l
 
     sentence = _count_sentence([], query.names, query, "Slime", records).astext()
     assert sentence == f"0 occurrences in 0 files: {query.names[0]}{says}."
+
+
+#: a.py calls task.cancel() on a receiver the scanner cannot type; a person confirmed it as asyncio.Task.cancel
+CONFIRMED_CANCEL = [_occurrence("a.py", "asyncio.Task.cancel", "method_call")]
+
+
+@pytest.mark.parametrize(("records", "query", "says"), [
+    # no use by name: the confirmed candidate is counted, not "not used"
+    ([], Query(names=("asyncio.Task.cancel",)), " 0 by name (plus 1 instance candidate confirmed by hand)"),
+    (CONFIRMED_CANCEL, Query(names=("asyncio.Task.*",)), " 0 by name (plus 1 instance candidate confirmed by hand)"),
+    # the selection's filters apply to the confirmed candidates too
+    ([], Query(names=("asyncio.Task.cancel",), paths=("b/",)), " 0 (not used by Slime)"),
+])
+def test_a_candidate_confirmed_by_hand_is_counted_beside_the_names(records: list, query: Query, says: str) -> None:
+    from slimebook.sphinxext.directives.usage import _count_sentence
+
+    confirmed = CONFIRMED_CANCEL if not records else records
+    sentence = _count_sentence([], query.names, query, "Slime", [], confirmed).astext()
+    assert sentence == f"0 occurrences in 0 files: {query.names[0]}{says}."

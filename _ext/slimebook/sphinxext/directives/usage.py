@@ -10,6 +10,7 @@ lives in :mod:`slimebook.sphinxext.environment.scancache`; the tables, shared wi
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
@@ -94,6 +95,7 @@ def _pattern_counts(records: Sequence, patterns: Sequence[str], query: Query, pr
         if n:
             out.append(nodes.Text(list_separator()))
         out.append(nodes.literal(pattern, pattern))
+        by_hand = _confirmed_as(pattern, query, confirmed_uses)
         if count:
             out.append(nodes.Text(f" {count}"))
             if via[pattern]:
@@ -102,9 +104,28 @@ def _pattern_counts(records: Sequence, patterns: Sequence[str], query: Query, pr
                              "{n} called on instances of subclass {type}", c).format(n=c, type=t)
                     for t, c in sorted(via[pattern].items()))
                 out.append(nodes.Text(_(" (of them {subclasses})").format(subclasses=subclasses)))
+            if by_hand:
+                out.append(nodes.Text(_(" (plus {candidates} confirmed by hand)").format(
+                    candidates=_candidates(by_hand))))
+            continue
+        if by_hand:
+            out.append(nodes.Text(_(" 0 by name (plus {candidates} confirmed by hand)").format(
+                candidates=_candidates(by_hand))))
             continue
         out.append(_zero_reason(pattern, query, project, every, confirmed_uses))
     return out
+
+
+def _confirmed_as(pattern: str, query: Query, confirmed_uses: Sequence) -> int:
+    """How many instance candidates a person confirmed as an API ``pattern`` names (``confirmed_uses``: their records
+    renamed to the confirmed API), within ``query``'s other filters: uses the table's rows do not hold, since the
+    scan alone cannot tell the receiver's type."""
+    alone = dataclasses.replace(query, names=(pattern,))
+    return sum(1 for record in confirmed_uses if alone.matches(record))
+
+
+def _candidates(n: int) -> str:
+    return ngettext("{n} instance candidate", "{n} instance candidates", n).format(n=n)
 
 
 def _zero_reason(pattern: str, query: Query, project: str, every: Sequence, confirmed_uses: Sequence) -> nodes.Text:
