@@ -87,6 +87,19 @@ def test_outside_any_book_without_a_lock_the_command_says_so(command: list[str],
         f"slimebook: no conf.py in {tmp_path.resolve()} or any directory above it, and no sources/sources.toml "
         "here: run inside a book, or give --book DIR or --lock LOCK\n")
 
+@pytest.mark.parametrize("command", [["sources", "verify"], ["sources", "diff", "--to", "HEAD"],
+                                     ["sources", "repin", "HEAD"]])
+def test_a_chapter_that_is_not_utf8_is_named_not_a_traceback(command: list[str], cache: Path, lock_file: Path,
+                                                            tmp_path: Path, capsys) -> None:
+    run(lock_file, "sources", "fetch")
+    good, bad = tmp_path / "a.md", tmp_path / "b.md"
+    good.write_text("# A\n\nSee {slime}`pkg/mod.py:4`.\n")
+    bad.write_bytes("# B\n\ncaf\u00e9 {slime}`pkg/mod.py:4`\n".encode("latin-1"))
+    capsys.readouterr()
+    assert run(lock_file, *command, str(good), str(bad)) == 2
+    assert capsys.readouterr().err == f"slimebook: {bad}: not UTF-8 text (invalid continuation byte at byte 8)\n"
+
+
 @pytest.mark.parametrize(("jobs", "says"), [
     ("0", "0 is not a number of workers (1 or more; leave it out for all cores)"),
     ("-2", "-2 is not a number of workers (1 or more; leave it out for all cores)"),

@@ -26,8 +26,12 @@ from mdit_py_plugins.myst_role import myst_role_plugin
 
 from .names import SourceNames
 
-__all__ = ["BOOK_SUFFIXES", "Citation", "RoleTarget", "book_files", "find_citations", "parse_role_text",
-           "role_text"]
+__all__ = ["BOOK_SUFFIXES", "Citation", "CitationFileError", "RoleTarget", "book_files", "find_citations",
+           "parse_role_text", "role_text"]
+
+
+class CitationFileError(ValueError):
+    """A book file citations are read from cannot be read as UTF-8 text; ``str()`` names the file (and the byte)."""
 
 _OPTION = re.compile(r"^\s*:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
 _TICKS = re.compile(r"`+")
@@ -193,10 +197,17 @@ def find_citations(file: Path, names: SourceNames) -> Iterator[Citation]:
     ``slime-source`` directive and ``{slime}`` (Markdown) or ``:slime:`` (rST) role.
 
     In Markdown, code fences that are not directives and inline code spans are skipped: a citation
-    shown as an example is not a citation. Raises :class:`OSError` or :class:`UnicodeDecodeError` when
-    ``file`` cannot be read as UTF-8.
+    shown as an example is not a citation.
+
+    Raises:
+        CitationFileError: ``file`` cannot be read, or is not UTF-8 text (the message names it and the byte).
     """
-    text = file.read_text(encoding="utf-8")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CitationFileError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise CitationFileError(f"{file}: cannot be read ({exc.strerror or exc})") from exc
     if file.suffix != ".rst":
         yield from _markdown_citations(file, text, names)
         return

@@ -28,7 +28,7 @@ from typing import TextIO
 from . import drift
 from .atomicio import atomic_write
 from .book import CONF_FILE, Book, BookError, find_book, read_book
-from .citations import BOOK_SUFFIXES, book_files, find_citations
+from .citations import BOOK_SUFFIXES, CitationFileError, book_files, find_citations
 from .excerpt import ExcerptError, read_excerpt
 from .lock import DEFAULT_LOCK, LockError, load_lock, update_lock_file
 from .names import DEFAULT_FETCH_COMMAND, DEFAULT_SOURCE, SourceNames
@@ -457,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args.context = resolve_context(args)
         return args.func(args)
-    except (BookError, LockError, NoCitationsError, SourceError) as exc:
+    except (BookError, CitationFileError, LockError, NoCitationsError, SourceError) as exc:
         print(f"slimebook: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `slimebook sources show … | head`: the reader left; not an error of ours
