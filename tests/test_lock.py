@@ -178,3 +178,28 @@ def test_update_lock_file_writes_the_edit(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == LOCK.replace(
         f'commit = "{NEW}"\nprevious_commit = "{OLD}"',
         f'commit = "{OLD}"\nprevious_commit = "{NEW}"')
+
+
+BOM_SAYS = "starts with a byte-order mark (U+FEFF), which TOML does not allow: save it as UTF-8 without one"
+
+
+def test_every_toml_file_the_book_reads_names_a_byte_order_mark(tmp_path: Path) -> None:
+    """The lock, the candidate notes, the coverage waivers and a categories file: one saved by an editor that writes
+    a byte-order mark says so, at line 1, instead of TOML's "Invalid statement (at line 1, column 1)"."""
+    from slimebook.candidates import NotesError, parse_notes
+    from slimebook.scan.categories import CategoryError, load_categories
+    from slimebook.usage.waivers import WaiverError, parse_waivers
+
+    lock = write(tmp_path, "\ufeff[slime]\n" + FIELDS + f'commit = "{NEW}"\n')
+    with pytest.raises(LockError) as caught:
+        load_lock(lock)
+    assert str(caught.value) == f"{lock}:1: {BOM_SAYS}"
+    for parse, error in ((parse_notes, NotesError), (parse_waivers, WaiverError)):
+        with pytest.raises(error) as caught:
+            parse("\ufeff[[left]]\n")
+        assert (str(caught.value), caught.value.line) == (BOM_SAYS, 1)
+    categories = tmp_path / "categories.toml"
+    categories.write_text('\ufeffextends = "default"\n', encoding="utf-8")
+    with pytest.raises(CategoryError) as caught:
+        load_categories(categories)
+    assert str(caught.value) == f"{categories}:1: {BOM_SAYS}"

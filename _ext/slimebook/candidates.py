@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from .lock import toml_error_line
+from .lock import toml_error_line, toml_problem
 from .scan.categories import CategoryTable, default_table
 from .scan.records import Occurrence
 from .tomltext import tables
@@ -155,7 +155,7 @@ def parse_notes(text: str) -> Notes:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise NotesError(f"not valid TOML: {exc}", toml_error_line(exc)) from exc
+        raise NotesError(toml_problem(exc, text), toml_error_line(exc)) from exc
     unknown = sorted(set(data) - {"confirmed", "left"})
     if unknown:
         raise NotesError(f"unknown top-level key(s) {', '.join(unknown)}; use [[confirmed]] and [[left]] tables")

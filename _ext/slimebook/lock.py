@@ -22,7 +22,7 @@ from .atomicio import atomic_write
 from .names import DEFAULT_SOURCE
 
 __all__ = ["DEFAULT_LOCK", "LockError", "SourceLock", "load_lock", "repin_lock_text", "toml_error_line",
-           "update_lock_file"]
+           "toml_problem", "update_lock_file"]
 
 #: The lock of a book that does not set ``slimebook_lock``, relative to its configuration directory.
 DEFAULT_LOCK = "sources/sources.toml"
@@ -39,6 +39,15 @@ def toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
         return lineno
     found = re.search(r"at line (\d+)", str(exc))
     return int(found.group(1)) if found else None
+
+
+def toml_problem(exc: tomllib.TOMLDecodeError, text: str) -> str:
+    """What is wrong with a TOML ``text`` that :func:`tomllib.loads` refused with ``exc``, as an error says it: ``not
+    valid TOML: <the parser's sentence>``, or, for a text that starts with a byte-order mark (U+FEFF, which TOML does
+    not allow and some editors write), that sentence instead of the parser's "Invalid statement"."""
+    if text.startswith("\ufeff"):
+        return "starts with a byte-order mark (U+FEFF), which TOML does not allow: save it as UTF-8 without one"
+    return f"not valid TOML: {exc}"
 
 
 class LockError(ValueError):
@@ -101,15 +110,17 @@ def load_lock(path: str | Path, name: str = DEFAULT_SOURCE) -> SourceLock:
             (or ``previous_commit``) is not a full lowercase 40-hex sha.
     """
     path = Path(path)
+    text = ""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except FileNotFoundError as exc:
         raise LockError(f"{path}: source lock not found") from exc
     except OSError as exc:  # a directory (an empty slimebook_lock), no permission
         raise LockError(f"{path}: the source lock cannot be read ({exc.strerror or exc})") from exc
     except tomllib.TOMLDecodeError as exc:
         line = toml_error_line(exc)  # path:line:, as the categories, candidate-notes and waiver files say it
-        raise LockError(f"{path}{'' if line is None else f':{line}'}: not valid TOML: {exc}") from exc
+        raise LockError(f"{path}{'' if line is None else f':{line}'}: {toml_problem(exc, text)}") from exc
     except UnicodeDecodeError as exc:
         raise LockError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     entry = data.get(name)

@@ -52,7 +52,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..lock import toml_error_line
+from ..lock import toml_error_line, toml_problem
 from .categorytable import CategoryError, CategoryTable
 
 __all__ = [
@@ -182,7 +182,7 @@ class _Source:
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise CategoryError(f"not valid TOML: {exc}", self.path, toml_error_line(exc)) from exc
+            raise CategoryError(toml_problem(exc, text), self.path, toml_error_line(exc)) from exc
 
     def line(self, where: Where) -> int | None:
         """The line of the key path ``where``, else of its nearest enclosing table that has one."""

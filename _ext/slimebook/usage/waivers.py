@@ -12,7 +12,7 @@ import tomllib
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from ..lock import toml_error_line
+from ..lock import toml_error_line, toml_problem
 
 __all__ = ["Waiver", "WaiverError", "parse_waivers"]
 
@@ -74,7 +74,7 @@ def parse_waivers(text: str) -> list[Waiver]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise WaiverError(f"not valid TOML: {exc}", toml_error_line(exc)) from exc
+        raise WaiverError(toml_problem(exc, text), toml_error_line(exc)) from exc
     unknown = sorted(set(data) - {"waiver"})
     if unknown:
         raise WaiverError(f"unknown top-level key(s) {', '.join(unknown)}; use [[waiver]] tables")
