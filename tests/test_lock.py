@@ -203,3 +203,14 @@ def test_every_toml_file_the_book_reads_names_a_byte_order_mark(tmp_path: Path) 
     with pytest.raises(CategoryError) as caught:
         load_categories(categories)
     assert str(caught.value) == f"{categories}:1: {BOM_SAYS}"
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ('[slime]\nurl = "x\n', 2),  # an unterminated string: TOML says "at line 2"
+    ("[slime]\nurls = [\n  1,\n  2,\n\n", 4),  # "at end of document": the last line that holds anything
+])
+def test_a_toml_error_at_the_end_of_the_document_has_a_line(tmp_path: Path, text: str, line: int) -> None:
+    lock = write(tmp_path, text)
+    with pytest.raises(LockError) as caught:
+        load_lock(lock)
+    assert str(caught.value).startswith(f"{lock}:{line}: not valid TOML: ")

@@ -155,7 +155,7 @@ def parse_notes(text: str) -> Notes:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise NotesError(toml_problem(exc, text), toml_error_line(exc)) from exc
+        raise NotesError(toml_problem(exc, text), toml_error_line(exc, text)) from exc
     unknown = sorted(set(data) - {"confirmed", "left"})
     if unknown:
         raise NotesError(f"unknown top-level key(s) {', '.join(unknown)}; use [[confirmed]] and [[left]] tables")

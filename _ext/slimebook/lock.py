@@ -31,14 +31,19 @@ _SHA_RE = re.compile(r"[0-9a-f]{40}")
 _REQUIRED = ("url", "commit", "license", "blob_url")
 
 
-def toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
+def toml_error_line(exc: tomllib.TOMLDecodeError, text: str | None = None) -> int | None:
     """The 1-based line a TOML error points at: ``exc.lineno`` (Python ≥ 3.14), else the ``(at line N, …)`` that
-    Python 3.11–3.13 write into the message; None when neither says."""
+    Python 3.11–3.13 write into the message; for an error "at end of document" (an unterminated string or array),
+    the last line of ``text`` that holds anything, when ``text`` is given. None when nothing says."""
     lineno = getattr(exc, "lineno", None)
     if isinstance(lineno, int):
         return lineno
     found = re.search(r"at line (\d+)", str(exc))
-    return int(found.group(1)) if found else None
+    if found:
+        return int(found.group(1))
+    if text is not None and "at end of document" in str(exc):
+        return text.rstrip().count("\n") + 1
+    return None
 
 
 def toml_problem(exc: tomllib.TOMLDecodeError, text: str) -> str:
@@ -119,7 +124,7 @@ def load_lock(path: str | Path, name: str = DEFAULT_SOURCE) -> SourceLock:
     except OSError as exc:  # a directory (an empty slimebook_lock), no permission
         raise LockError(f"{path}: the source lock cannot be read ({exc.strerror or exc})") from exc
     except tomllib.TOMLDecodeError as exc:
-        line = toml_error_line(exc)  # path:line:, as the categories, candidate-notes and waiver files say it
+        line = toml_error_line(exc, text)  # path:line:, as the categories, candidate-notes and waiver files say it
         raise LockError(f"{path}{'' if line is None else f':{line}'}: {toml_problem(exc, text)}") from exc
     except UnicodeDecodeError as exc:
         raise LockError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc

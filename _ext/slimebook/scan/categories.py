@@ -182,7 +182,7 @@ class _Source:
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise CategoryError(toml_problem(exc, text), self.path, toml_error_line(exc)) from exc
+            raise CategoryError(toml_problem(exc, text), self.path, toml_error_line(exc, text)) from exc
 
     def line(self, where: Where) -> int | None:
         """The line of the key path ``where``, else of its nearest enclosing table that has one."""

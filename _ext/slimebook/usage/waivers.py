@@ -74,7 +74,7 @@ def parse_waivers(text: str) -> list[Waiver]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise WaiverError(toml_problem(exc, text), toml_error_line(exc)) from exc
+        raise WaiverError(toml_problem(exc, text), toml_error_line(exc, text)) from exc
     unknown = sorted(set(data) - {"waiver"})
     if unknown:
         raise WaiverError(f"unknown top-level key(s) {', '.join(unknown)}; use [[waiver]] tables")
