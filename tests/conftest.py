@@ -86,6 +86,14 @@ def git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
+def commit_all(repo: Path, message: str) -> str:
+    """Stage every change in the work tree ``repo`` (``git add -A``), commit it with ``message``; return the new
+    commit's sha."""
+    git("add", "-A", cwd=repo)
+    git("commit", "--quiet", "-m", message, cwd=repo)
+    return git("rev-parse", "HEAD", cwd=repo).strip()
+
+
 @dataclass
 class SourceRepo:
     """A fixture upstream: ``path`` (work tree), ``pin`` (commit 1), ``head`` (commit 2)."""
@@ -121,12 +129,9 @@ def make_source_repo(base: Path) -> SourceRepo:
     (repo / "pkg" / "run.sh").write_bytes(RUN_SH)
     os.symlink("mod.py", repo / "pkg" / "alias.py")
     os.symlink("../../outside.py", repo / "pkg" / "escape.py")
-    git("add", "-A", cwd=repo)
-    git("commit", "--quiet", "-m", "one", cwd=repo)
-    pin = git("rev-parse", "HEAD", cwd=repo).strip()
+    pin = commit_all(repo, "one")
     (repo / "pkg" / "mod.py").write_text(MODULE_V2)
-    git("commit", "--quiet", "-am", "two: move helper", cwd=repo)
-    head = git("rev-parse", "HEAD", cwd=repo).strip()
+    head = commit_all(repo, "two: move helper")
     return SourceRepo(repo, pin, head)
 
 
@@ -380,12 +385,9 @@ def make_demo_repo(base: Path) -> SourceRepo:
     (repo / "demo" / "pool.py").write_text(DEMO_POOL)
     (repo / "app" / "jobs.py").write_text(DEMO_JOBS)
     (repo / "docs" / "guide.md").write_text(DEMO_GUIDE)
-    git("add", "-A", cwd=repo)
-    git("commit", "--quiet", "-m", "one", cwd=repo)
-    pin = git("rev-parse", "HEAD", cwd=repo).strip()
+    pin = commit_all(repo, "one")
     (repo / "demo" / "pool.py").write_text(DEMO_POOL_V2)
-    git("commit", "--quiet", "-am", "two: a module docstring", cwd=repo)
-    head = git("rev-parse", "HEAD", cwd=repo).strip()
+    head = commit_all(repo, "two: a module docstring")
     return SourceRepo(repo, pin, head)
 
 

@@ -28,7 +28,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from conftest import ROOT, SourceRepo, git, root_at_pin
+from conftest import ROOT, SourceRepo, commit_all, git, root_at_pin
 
 try:
     from playwright.sync_api import Browser, Page, sync_playwright
@@ -183,9 +183,7 @@ def _make_upstream(base: Path) -> SourceRepo:
     git("init", "--quiet", "--initial-branch=main", str(repo), cwd=base)
     (repo / "pkg" / "xss.py").write_text(XSS_PY)
     (repo / "pkg" / "tasks.py").write_text(TASKS_PY)  # usage pages with long names and paths
-    git("add", "-A", cwd=repo)
-    git("commit", "--quiet", "-m", "one", cwd=repo)
-    pin = git("rev-parse", "HEAD", cwd=repo).strip()
+    pin = commit_all(repo, "one")
     return SourceRepo(repo, pin, pin)
 
 

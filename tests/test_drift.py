@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from conftest import copy_root, git
+from conftest import commit_all, copy_root, git
 from slimebook.cli import main
 from slimebook.drift import (
     Cited,
@@ -170,9 +170,7 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "shrinks.py").write_text("a = 1\nb = 2\nc = 3\n")
     (repo / "pkg" / "encoded.py").write_bytes(ENCODED)
     (repo / "pkg" / "long.py").write_text(LONG_OLD)
-    git("add", "-A", cwd=repo)
-    git("commit", "--quiet", "-m", "old", cwd=repo)
-    old = git("rev-parse", "HEAD", cwd=repo).strip()
+    old = commit_all(repo, "old")
     (repo / "pkg" / "core.py").write_text(CORE_NEW)
     (repo / "pkg" / "cr.py").write_bytes(b"# one line pushes target down\n" + CR_FILE)
     (repo / "pkg" / "dup.py").write_text(DUP_NEW)
@@ -188,12 +186,9 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Upstream:
     (repo / "pkg" / "long.py").write_text(LONG_NEW)
     git("mv", "pkg/renamed.py", "pkg/moved_here.py", cwd=repo)
     git("rm", "--quiet", "pkg/deleted.py", cwd=repo)
-    git("add", "-A", cwd=repo)
-    git("commit", "--quiet", "-m", "new", cwd=repo)
-    new = git("rev-parse", "HEAD", cwd=repo).strip()
+    new = commit_all(repo, "new")
     (repo / "pkg" / "README.md").write_text("# pkg, later\n")
-    git("commit", "--quiet", "-am", "third", cwd=repo)
-    third = git("rev-parse", "HEAD", cwd=repo).strip()
+    third = commit_all(repo, "third")
     return Upstream(repo, old, new, third)
 
 

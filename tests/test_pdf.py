@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SourceRepo, blank_pdf, git, root_at_pin
+from conftest import ROOT, SourceRepo, blank_pdf, commit_all, git, root_at_pin
 from slimebook import pdfdiagrams
 
 LONG_PY = "".join(f"value_{n} = {n}  # line {n}\n" for n in range(1, 101))
@@ -29,9 +29,7 @@ def _upstream(base: Path) -> SourceRepo:
     (repo / "pkg").mkdir(parents=True)
     git("init", "--quiet", "--initial-branch=main", str(repo), cwd=base)
     (repo / "pkg" / "long.py").write_text(LONG_PY)
-    git("add", "-A", cwd=repo)
-    git("commit", "--quiet", "-m", "one", cwd=repo)
-    pin = git("rev-parse", "HEAD", cwd=repo).strip()
+    pin = commit_all(repo, "one")
     return SourceRepo(repo, pin, pin)
 
 

@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from conftest import ROOT, ROOTS, git
+from conftest import ROOT, ROOTS, commit_all, git
 from slimebook.lock import load_lock
 from slimebook.scan.categories import default_table
 from slimebook.scan.records import Occurrence
@@ -87,9 +87,7 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]
     (repo / "app" / "many.py").write_text(MANY)
     (repo / "docs" / "guide.md").write_text(GUIDE)
     (repo / "README.md").write_text("# upstream\n")
-    git("add", "-A", cwd=repo)
-    git("commit", "--quiet", "-m", "one", cwd=repo)
-    commit = git("rev-parse", "HEAD", cwd=repo).strip()
+    commit = commit_all(repo, "one")
     cache = tmp_path_factory.mktemp("usage-cache")
     lock = base / "sources.toml"
     lock.write_text(LOCK.format(url=repo.as_posix(), commit=commit))
