@@ -24,7 +24,7 @@ from ..candidates import Confirmation, LeftRule, NotesError, parse_notes
 from ..tomltext import Token, tables, tokens
 from .model import Cited
 
-__all__ = ["NOTE_LINE", "NOTE_PLACE", "line_token", "note_citations", "place_token"]
+__all__ = ["NOTE_LINE", "NOTE_PLACE", "line_token", "note_citations", "place_token", "unquoted"]
 
 #: :attr:`Cited.kind` of a ``[[confirmed]]`` entry's ``line``
 NOTE_LINE = "candidate note"
@@ -35,7 +35,7 @@ _NUMBER = re.compile(r"[1-9][0-9]*")
 _QUOTES = ('"""', "'''", '"', "'")
 
 
-def _unquoted(token: Token) -> tuple[str, str]:
+def unquoted(token: Token) -> tuple[str, str]:
     """``(quote, text between the quotes as written)`` of a string token."""
     quote = next(q for q in _QUOTES if token.text.startswith(q))
     return quote, token.text[len(quote):len(token.text) - len(quote)]
@@ -117,7 +117,7 @@ def _places(path: Path, lines: list[str], rules: Sequence[LeftRule],
         for k, place in enumerate(rule.places):
             where, _, number = place.rpartition(":")
             token = strings[k] if len(strings) == len(rule.places) else None
-            at = _position(lines, token) if token and _unquoted(token)[1] == place else None
+            at = _position(lines, token) if token and unquoted(token)[1] == place else None
             if at is None:
                 yield Cited(kind=NOTE_PLACE, path=where or place, file=path, line=token.line if token else rule.at,
                             error=f"the place {place!r} is not written as a plain quoted \"path:line\" string in a "

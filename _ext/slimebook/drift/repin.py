@@ -15,7 +15,7 @@ from ..atomicio import atomic_write
 from ..excerpt import ExcerptError, parse_line_spec
 from ..names import SourceNames
 from .model import Drift, Status
-from .notes import NOTE_LINE, NOTE_PLACE, line_token, place_token
+from .notes import NOTE_LINE, NOTE_PLACE, line_token, place_token, unquoted
 
 __all__ = ["Edit", "apply_edits", "plan_edits"]
 
@@ -145,8 +145,8 @@ def _apply_to_note(lines: list[str], edit: Edit) -> str | None:
         return None
     token = place_token(head, edit.index)
     old = f"{edit.path}:{edit.old}"
-    quote = next((q for q in ('"""', "'''", '"', "'") if token and token.text == f"{q}{old}{q}"), None)
-    if token is None or quote is None:
+    quote, written = unquoted(token) if token is not None else ("", None)
+    if written != old:
         return f'line {edit.line} no longer holds "{old}"'
     lines[edit.line - 1] = (head[:token.column] + f"{quote}{edit.path}:{edit.new}{quote}"
                             + head[token.column + len(token.text):])
