@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from .lock import toml_error_line, toml_problem
+from .lock import TomlFileError, toml_error_line, toml_problem
 from .scan.categories import CategoryTable, default_table
 from .scan.records import Occurrence
 from .tomltext import tables
@@ -44,12 +44,8 @@ __all__ = [
 ]
 
 
-class NotesError(ValueError):
+class NotesError(TomlFileError):
     """The notes file is not valid; ``line`` is the 1-based line of the problem when known."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
 
 
 @dataclass(frozen=True)

@@ -21,14 +21,23 @@ from tomlkit.items import String, Table
 from .atomicio import atomic_write
 from .names import DEFAULT_SOURCE
 
-__all__ = ["DEFAULT_LOCK", "LockError", "SourceLock", "load_lock", "repin_lock_text", "toml_error_line",
-           "toml_problem", "update_lock_file"]
+__all__ = ["DEFAULT_LOCK", "LockError", "SourceLock", "TomlFileError", "load_lock", "repin_lock_text",
+           "toml_error_line", "toml_problem", "update_lock_file"]
 
 #: The lock of a book that does not set ``slimebook_lock``, relative to its configuration directory.
 DEFAULT_LOCK = "sources/sources.toml"
 
 _SHA_RE = re.compile(r"[0-9a-f]{40}")
 _REQUIRED = ("url", "commit", "license", "blob_url")
+
+
+class TomlFileError(ValueError):
+    """A TOML file the book reads is not valid; ``line`` is the 1-based line of the problem when known (the base of
+    the notes' and the waivers' errors, which their readers raise with the line :func:`toml_error_line` finds)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 def toml_error_line(exc: tomllib.TOMLDecodeError, text: str | None = None) -> int | None:

@@ -12,17 +12,13 @@ import tomllib
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from ..lock import toml_error_line, toml_problem
+from ..lock import TomlFileError, toml_error_line, toml_problem
 
 __all__ = ["Waiver", "WaiverError", "parse_waivers"]
 
 
-class WaiverError(ValueError):
+class WaiverError(TomlFileError):
     """The waiver file is not valid; ``line`` is the 1-based line of the problem when known."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
 
 
 @dataclass(frozen=True)
